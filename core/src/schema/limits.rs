@@ -1,0 +1,26 @@
+//! The numeric limits of the input contract (DESIGN.md §2), in one place.
+
+/// Fewest events an ingest request may hold.
+pub const INGEST_EVENTS_MIN: usize = 1;
+/// Most events an ingest request may hold.
+pub const INGEST_EVENTS_MAX: usize = 5000;
+/// Fewest events a drift period (`before` or `after`) may hold.
+pub const DRIFT_EVENTS_MIN: usize = 5;
+/// Most events a drift period may hold.
+pub const DRIFT_EVENTS_MAX: usize = 2000;
+/// Largest `content`, in UTF-8 bytes after trimming surrounding whitespace.
+pub const CONTENT_MAX_BYTES: usize = 32 * 1024;
+/// Largest `metadata` object, in bytes of its compact JSON serialisation.
+pub const METADATA_MAX_BYTES: usize = 16 * 1024;
+/// Deepest nesting of `metadata`; the metadata object itself is level 1.
+pub const METADATA_MAX_DEPTH: usize = 8;
+/// Longest identifier (`actor_id`, `deployment_id`, `conversation_id`, `context`, labels), in characters.
+pub const ID_MAX_CHARS: usize = 256;
+/// Longest drift `question`, in characters.
+pub const QUESTION_MAX_CHARS: usize = 2000;
+/// Longest `webhook_url`, in characters.
+pub const URL_MAX_CHARS: usize = 2048;
+/// Largest request body, in bytes.
+pub const BODY_MAX_BYTES: usize = 16 * 1024 * 1024;
+/// Gap between turns, in seconds, beyond which an implicitly grouped conversation is split.
+pub const CONVERSATION_GAP_SECS: i64 = 30 * 60;

@@ -1,0 +1,119 @@
+//! Validated input types: events, ingest requests and drift requests.
+//!
+//! Values of these types only exist after validation (see [`crate::validate`]), so
+//! every consumer can rely on the contract of DESIGN.md §2 holding.
+
+pub mod limits;
+
+use std::fmt;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// One turn of a conversation, validated: timestamps are UTC, content is trimmed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Stable identifier of whoever wrote the turn (a person or the AI).
+    pub actor_id: String,
+    /// The turn's text, with surrounding whitespace trimmed.
+    pub content: String,
+    /// When the turn happened, normalised to UTC.
+    #[serde(serialize_with = "serialize_utc")]
+    pub timestamp: DateTime<Utc>,
+    /// Channel, thread, category or topic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// Caller-supplied key/value pairs, preserved as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+    /// Caller-supplied conversation identifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+}
+
+/// Serialises a UTC time as RFC 3339 with a `Z` suffix and only the sub-second digits it needs.
+pub fn serialize_utc<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format_utc(t))
+}
+
+/// Formats a UTC time as RFC 3339 with a `Z` suffix, e.g. `2026-11-21T09:30:00Z`.
+pub fn format_utc(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, true)
+}
+
+/// Which analysis pipeline an ingest asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pipeline {
+    /// Pick `support` or `reviews` from the shape of the events.
+    #[default]
+    Auto,
+    /// Multi-turn human↔AI conversations.
+    Support,
+    /// Standalone human texts (feedback, app reviews) without AI turns.
+    Reviews,
+}
+
+impl Pipeline {
+    /// Every accepted value, in the order documented.
+    pub const ALL: [Pipeline; 3] = [Pipeline::Auto, Pipeline::Support, Pipeline::Reviews];
+
+    /// The value as written in requests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pipeline::Auto => "auto",
+            Pipeline::Support => "support",
+            Pipeline::Reviews => "reviews",
+        }
+    }
+
+    /// Parses a request value; `None` when it is not one of [`Pipeline::ALL`].
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+}
+
+impl fmt::Display for Pipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A validated `POST /ingest` body.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IngestRequest {
+    /// Stable identifier of the AI deployment the events come from.
+    pub deployment_id: String,
+    /// The events, in input order (`event_index` refers to positions here).
+    pub events: Vec<Event>,
+    /// Requested pipeline; `auto` when not given.
+    pub pipeline: Pipeline,
+    /// Where to deliver the result on completion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
+}
+
+/// One side of a drift comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Period {
+    /// Human-readable name of the period, e.g. `model-v3`.
+    pub label: String,
+    /// The period's events, in input order.
+    pub events: Vec<Event>,
+}
+
+/// A validated `POST /drift` body.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DriftRequest {
+    /// The baseline period.
+    pub before: Period,
+    /// The period compared against the baseline.
+    pub after: Period,
+    /// Free-text question the analysis should address first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// Deployment the events come from; used to recognise AI turns by `actor_id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment_id: Option<String>,
+}

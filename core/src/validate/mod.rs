@@ -1,0 +1,436 @@
+//! Validation of every input rule of DESIGN.md §2, in one place for every surface.
+//!
+//! Requests are checked as JSON values so that one pass reports *all* violations,
+//! each with its field path, instead of stopping at the first type mismatch.
+
+mod fields;
+
+use serde_json::{Map, Value};
+use url::Url;
+
+use crate::error::{Error, Result, Violation};
+use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits};
+use fields::{
+    Collector, as_str, check_content, check_id, check_metadata, check_timestamp, join, optional,
+    optional_id, quote, reject_unknown, required_id, required_str, type_name,
+};
+
+/// Fields an event may carry.
+pub const EVENT_FIELDS: [&str; 6] = [
+    "actor_id",
+    "content",
+    "timestamp",
+    "context",
+    "metadata",
+    "conversation_id",
+];
+/// Top-level fields of an ingest request.
+pub const INGEST_FIELDS: [&str; 4] = ["deployment_id", "events", "pipeline", "webhook_url"];
+/// Top-level fields of a drift request.
+pub const DRIFT_FIELDS: [&str; 4] = ["before", "after", "question", "deployment_id"];
+/// Fields of a drift period.
+pub const PERIOD_FIELDS: [&str; 2] = ["label", "events"];
+
+/// Choices that depend on where validation runs rather than on the input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Accept `http://` webhook URLs (local development and tests only).
+    pub allow_insecure_webhook_url: bool,
+}
+
+/// Validates an ingest request body given as JSON.
+pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest> {
+    let mut c = Collector::default();
+    let Some(obj) = root_object(&mut c, value, "deployment_id and events") else {
+        return Err(Error::Validation(c.violations));
+    };
+    reject_unknown(&mut c, obj, "", &INGEST_FIELDS, |_| None);
+    let deployment_id = required_id(&mut c, obj, "deployment_id", "");
+    let pipeline = match optional(obj, "pipeline") {
+        None => Some(Pipeline::Auto),
+        Some(v) => as_str(&mut c, v, "pipeline").and_then(|s| {
+            let parsed = Pipeline::parse(s);
+            if parsed.is_none() {
+                c.push(
+                    "pipeline",
+                    format!("must be one of auto, support, reviews; got {}", quote(s)),
+                );
+            }
+            parsed
+        }),
+    };
+    let webhook_url = match optional(obj, "webhook_url") {
+        None => Some(None),
+        Some(v) => as_str(&mut c, v, "webhook_url")
+            .and_then(|s| check_webhook_url(&mut c, s, "webhook_url", options))
+            .map(Some),
+    };
+    let events = events(
+        &mut c,
+        obj,
+        "",
+        limits::INGEST_EVENTS_MIN,
+        limits::INGEST_EVENTS_MAX,
+    );
+    match (deployment_id, pipeline, webhook_url, events) {
+        (Some(deployment_id), Some(pipeline), Some(webhook_url), Some(events))
+            if c.violations.is_empty() =>
+        {
+            Ok(IngestRequest {
+                deployment_id,
+                events,
+                pipeline,
+                webhook_url,
+            })
+        }
+        _ => Err(Error::Validation(c.violations)),
+    }
+}
+
+/// Validates a drift request body given as JSON.
+pub fn drift_request(value: &Value) -> Result<DriftRequest> {
+    let mut c = Collector::default();
+    let Some(obj) = root_object(&mut c, value, "before and after") else {
+        return Err(Error::Validation(c.violations));
+    };
+    reject_unknown(&mut c, obj, "", &DRIFT_FIELDS, |key| match key {
+        "before_label" => Some("put the label in before.label"),
+        "after_label" => Some("put the label in after.label"),
+        _ => None,
+    });
+    let before = period(&mut c, obj, "before");
+    let after = period(&mut c, obj, "after");
+    let question = match optional(obj, "question") {
+        None => Some(None),
+        Some(v) => as_str(&mut c, v, "question").and_then(|s| {
+            let s = s.trim();
+            let chars = s.chars().count();
+            if chars == 0 || chars > limits::QUESTION_MAX_CHARS {
+                c.push(
+                    "question",
+                    format!(
+                        "must be 1 to {} characters after trimming, got {chars}",
+                        limits::QUESTION_MAX_CHARS
+                    ),
+                );
+                None
+            } else {
+                Some(Some(s.to_owned()))
+            }
+        }),
+    };
+    let deployment_id = optional_id(&mut c, obj, "deployment_id", "");
+    match (before, after, question, deployment_id) {
+        (Some(before), Some(after), Some(question), Ok(deployment_id))
+            if c.violations.is_empty() =>
+        {
+            Ok(DriftRequest {
+                before,
+                after,
+                question,
+                deployment_id,
+            })
+        }
+        _ => Err(Error::Validation(c.violations)),
+    }
+}
+
+/// Validates one event at `path` (e.g. `events[3]`).
+pub fn event(value: &Value, path: &str) -> Result<Event> {
+    let mut c = Collector::default();
+    match event_into(&mut c, value, path) {
+        Some(e) if c.violations.is_empty() => Ok(e),
+        _ => Err(Error::Validation(c.violations)),
+    }
+}
+
+/// Checks that `webhook_url` is an absolute https URL without credentials.
+pub fn webhook_url(url: &str, options: &Options) -> Result<String> {
+    let mut c = Collector::default();
+    check_webhook_url(&mut c, url, "webhook_url", options).ok_or(Error::Validation(c.violations))
+}
+
+fn root_object<'a>(
+    c: &mut Collector,
+    value: &'a Value,
+    expected: &str,
+) -> Option<&'a Map<String, Value>> {
+    match value {
+        Value::Object(obj) => Some(obj),
+        other => {
+            c.push(
+                "body",
+                format!(
+                    "must be a JSON object with {expected}, got {}",
+                    type_name(other)
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn period(c: &mut Collector, parent: &Map<String, Value>, key: &str) -> Option<Period> {
+    let Some(v) = parent.get(key) else {
+        c.push(key, "is required");
+        return None;
+    };
+    let Value::Object(obj) = v else {
+        c.push(
+            key,
+            format!(
+                "must be an object with label and events, got {}",
+                type_name(v)
+            ),
+        );
+        return None;
+    };
+    reject_unknown(c, obj, key, &PERIOD_FIELDS, |_| None);
+    let label = optional_id(c, obj, "label", key).map(|l| l.unwrap_or_else(|| key.to_owned()));
+    let events = events(
+        c,
+        obj,
+        key,
+        limits::DRIFT_EVENTS_MIN,
+        limits::DRIFT_EVENTS_MAX,
+    );
+    Some(Period {
+        label: label.ok()?,
+        events: events?,
+    })
+}
+
+fn events(
+    c: &mut Collector,
+    parent: &Map<String, Value>,
+    parent_path: &str,
+    min: usize,
+    max: usize,
+) -> Option<Vec<Event>> {
+    let path = join(parent_path, "events");
+    let Some(v) = parent.get("events") else {
+        c.push(path, "is required");
+        return None;
+    };
+    let Value::Array(items) = v else {
+        c.push(
+            path,
+            format!("must be an array of events, got {}", type_name(v)),
+        );
+        return None;
+    };
+    let mut ok = true;
+    if items.len() < min || items.len() > max {
+        c.push(
+            &path,
+            format!("must hold {min} to {max} events, got {}", items.len()),
+        );
+        ok = false;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match event_into(c, item, &format!("{path}[{i}]")) {
+            Some(e) => out.push(e),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn event_into(c: &mut Collector, value: &Value, path: &str) -> Option<Event> {
+    let Value::Object(obj) = value else {
+        c.push(
+            path,
+            format!("must be an event object, got {}", type_name(value)),
+        );
+        return None;
+    };
+    reject_unknown(c, obj, path, &EVENT_FIELDS, |_| {
+        Some("put extra data in metadata")
+    });
+    let actor_id = required_id(c, obj, "actor_id", path);
+    let content_path = join(path, "content");
+    let content = required_str(c, obj, "content", &content_path)
+        .and_then(|s| check_content(c, s, &content_path));
+    let ts_path = join(path, "timestamp");
+    let timestamp =
+        required_str(c, obj, "timestamp", &ts_path).and_then(|s| check_timestamp(c, s, &ts_path));
+    let context = optional_id(c, obj, "context", path);
+    let conversation_id = optional_id(c, obj, "conversation_id", path);
+    let metadata = match optional(obj, "metadata") {
+        None => Some(None),
+        Some(v) => check_metadata(c, v, &join(path, "metadata")).map(Some),
+    };
+    Some(Event {
+        actor_id: actor_id?,
+        content: content?,
+        timestamp: timestamp?,
+        context: context.ok()?,
+        metadata: metadata?,
+        conversation_id: conversation_id.ok()?,
+    })
+}
+
+fn check_webhook_url(c: &mut Collector, s: &str, path: &str, options: &Options) -> Option<String> {
+    let chars = s.chars().count();
+    if chars > limits::URL_MAX_CHARS {
+        c.push(
+            path,
+            format!(
+                "must be at most {} characters, got {chars}",
+                limits::URL_MAX_CHARS
+            ),
+        );
+        return None;
+    }
+    let expected = if options.allow_insecure_webhook_url {
+        "an absolute http or https URL"
+    } else {
+        "an absolute https URL"
+    };
+    let url = match Url::parse(s) {
+        Ok(url) => url,
+        Err(e) => {
+            c.push(
+                path,
+                format!("must be {expected}; {} is not a URL ({e})", quote(s)),
+            );
+            return None;
+        }
+    };
+    let scheme_ok =
+        url.scheme() == "https" || (options.allow_insecure_webhook_url && url.scheme() == "http");
+    let problem = if !scheme_ok {
+        Some(format!("must be {expected}; got scheme {:?}", url.scheme()))
+    } else if url.host().is_none() {
+        Some(format!("must be {expected} with a host"))
+    } else if !url.username().is_empty() || url.password().is_some() {
+        Some("must not carry a user name or password".to_owned())
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => {
+            c.push(path, p);
+            None
+        }
+        None => Some(url.to_string()),
+    }
+}
+
+/// Parses a request body: size limit, UTF-8, then JSON. Every failure names `body`.
+pub fn parse_body(bytes: &[u8]) -> Result<Value> {
+    let fail = |message: String| Err(Error::Validation(vec![Violation::new("body", message)]));
+    if bytes.len() > limits::BODY_MAX_BYTES {
+        return fail(format!(
+            "is {} bytes; the limit is {} bytes (16 MiB)",
+            bytes.len(),
+            limits::BODY_MAX_BYTES
+        ));
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return fail(format!(
+                "is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ));
+        }
+    };
+    if text.trim().is_empty() {
+        return fail("is empty; expected a JSON object".to_owned());
+    }
+    serde_json::from_str(text).or_else(|e| fail(format!("is not valid JSON: {e}")))
+}
+
+/// Parses and validates an ingest request from raw JSON bytes.
+pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestRequest> {
+    ingest_request(&parse_body(bytes)?, options)
+}
+
+/// Parses and validates a drift request from raw JSON bytes.
+pub fn drift_request_bytes(bytes: &[u8]) -> Result<DriftRequest> {
+    drift_request(&parse_body(bytes)?)
+}
+
+/// Builds an ingest request from JSON Lines, one event per non-blank line.
+///
+/// Blank lines are skipped; `events[i]` in violations counts events, and the message
+/// names the file line when the line is not JSON.
+pub fn ingest_request_json_lines(
+    bytes: &[u8],
+    deployment_id: &str,
+    options: &Options,
+) -> Result<IngestRequest> {
+    if bytes.len() > limits::BODY_MAX_BYTES {
+        // Reuse the body rule and its message.
+        parse_body(bytes)?;
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Error::Validation(vec![Violation::new(
+            "body",
+            format!(
+                "is not valid UTF-8 (invalid byte at offset {})",
+                e.valid_up_to()
+            ),
+        )])
+    })?;
+    let mut bad_lines = Vec::new();
+    let mut events = Vec::new();
+    for (line_no, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => events.push(v),
+            Err(e) => {
+                bad_lines.push(Violation::new(
+                    format!("events[{}]", events.len() + bad_lines.len()),
+                    format!("line {} is not valid JSON: {e}", line_no + 1),
+                ));
+                events.push(Value::Null);
+            }
+        }
+    }
+    if events.is_empty() {
+        return Err(Error::Validation(vec![Violation::new(
+            "body",
+            "is empty; expected one JSON event per line",
+        )]));
+    }
+    let mut request = Map::new();
+    request.insert("deployment_id".into(), Value::String(deployment_id.into()));
+    request.insert("events".into(), Value::Array(events));
+    let result = ingest_request(&Value::Object(request), options);
+    if bad_lines.is_empty() {
+        return result;
+    }
+    // Lines that were not JSON became nulls; report them as such instead of "got null".
+    let mut violations = result
+        .err()
+        .map(|e| e.violations().to_vec())
+        .unwrap_or_default();
+    violations.retain(|v| !bad_lines.iter().any(|b| b.path == v.path));
+    violations.extend(bad_lines);
+    violations.sort_by_key(|v| event_position(&v.path));
+    Err(Error::Validation(violations))
+}
+
+/// The event number in a path like `events[12].content`, for ordering; `None` sorts first.
+fn event_position(path: &str) -> Option<usize> {
+    path.strip_prefix("events[")?
+        .split(']')
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Checks one identifier outside a request (for example a CLI flag); same rules as ids in requests.
+pub fn identifier(value: &str, path: &str) -> Result<()> {
+    let mut c = Collector::default();
+    if check_id(&mut c, value, path) {
+        Ok(())
+    } else {
+        Err(Error::Validation(c.violations))
+    }
+}

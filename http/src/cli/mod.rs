@@ -1,0 +1,132 @@
+//! The `undertone` command line.
+
+mod input;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use undertone_core::{Error, assemble};
+
+pub use input::Format;
+use input::InputError;
+
+/// Exit status for success.
+const OK: u8 = 0;
+/// Exit status for invalid or unreadable input (clap uses it for usage errors too).
+const INVALID: u8 = 2;
+
+/// Undertone scores the human side of AI conversations.
+#[derive(Debug, Parser)]
+#[command(name = "undertone", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check an input file against the input contract and summarise it.
+    ///
+    /// Prints `ok: N events, M conversations (H human turns)` and exits 0, or prints
+    /// every violation and exits 2.
+    Validate(InputArgs),
+    /// Print the conversations assembled from an input file, as JSON.
+    Conversations(InputArgs),
+}
+
+#[derive(Debug, Args)]
+struct InputArgs {
+    /// Ingest-request JSON, or JSON Lines of events; `-` reads standard input.
+    file: PathBuf,
+    /// Deployment the events come from: required for JSON Lines, fills in a missing
+    /// `deployment_id` in a request file.
+    #[arg(long)]
+    deployment_id: Option<String>,
+    /// Input layout.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    format: Format,
+    /// Print errors as the JSON error envelope on standard output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses the command line, runs it and returns the process exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (args, print_conversations) = match &cli.command {
+        Command::Validate(a) => (a, false),
+        Command::Conversations(a) => (a, true),
+    };
+    ExitCode::from(run(args, print_conversations))
+}
+
+fn run(args: &InputArgs, print_conversations: bool) -> u8 {
+    let name = args.file.display().to_string();
+    let request = match input::load(&args.file, args.format, args.deployment_id.as_deref()) {
+        Ok(r) => r,
+        Err(InputError::Read(line)) => {
+            eprintln!("error: {line}");
+            return INVALID;
+        }
+        Err(InputError::Invalid(e)) => {
+            report(&name, &e, args.json);
+            return INVALID;
+        }
+    };
+    let assembly = assemble(&request.events, Some(&request.deployment_id));
+    if print_conversations {
+        // Serialising plain data types to a String cannot fail.
+        let json = serde_json::to_string_pretty(&assembly).unwrap_or_default();
+        return emit(&json);
+    }
+    for id in &assembly.without_human_turns {
+        eprintln!(
+            "note: conversation {id} has no human turn; it is kept but nothing in it is scored"
+        );
+    }
+    emit(&format!(
+        "ok: {}, {} ({})",
+        plural(assembly.event_count, "event", "events"),
+        plural(assembly.conversation_count, "conversation", "conversations"),
+        plural(assembly.human_turn_count, "human turn", "human turns"),
+    ))
+}
+
+/// Prints a validation error: one line for a body-level problem, else one line per violation.
+fn report(name: &str, error: &Error, json: bool) {
+    if json {
+        emit(&error.to_envelope().to_string());
+        return;
+    }
+    match error.violations() {
+        [one] if one.path == "body" => eprintln!("error: {name} {}", one.message),
+        violations => {
+            eprintln!(
+                "error: {name} breaks the input contract ({}, {}):",
+                error.code(),
+                plural(violations.len(), "problem", "problems")
+            );
+            for v in violations {
+                eprintln!("  {v}");
+            }
+        }
+    }
+}
+
+/// Writes one line to standard output; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) -> u8 {
+    match writeln!(io::stdout().lock(), "{text}") {
+        Ok(()) => OK,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
+        Err(e) => {
+            eprintln!("error: cannot write output: {e}");
+            INVALID
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

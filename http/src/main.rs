@@ -1,0 +1,5 @@
+//! The `undertone` binary.
+
+fn main() -> std::process::ExitCode {
+    undertone_http::cli::main()
+}
