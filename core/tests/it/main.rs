@@ -1,0 +1,5 @@
+//! Integration tests of undertone-core, in one binary (fast to link).
+
+mod assembly_props;
+mod golden;
+mod validation;

@@ -1,0 +1,662 @@
+//! One test per input rule: exact code, path and message.
+
+use serde_json::{Value, json};
+use undertone_core::validate::{self, Options};
+use undertone_core::{ErrorCode, Pipeline, Violation};
+
+fn event() -> Value {
+    json!({"actor_id": "cust-1", "content": "Where is my refund?", "timestamp": "2026-11-21T09:30:00Z"})
+}
+
+fn request_with(events: Vec<Value>) -> Value {
+    json!({"deployment_id": "acme-bot", "events": events})
+}
+
+/// Validates an ingest request and returns its violations as (path, message) pairs.
+fn violations(body: &Value) -> Vec<(String, String)> {
+    let err = validate::ingest_request(body, &Options::default())
+        .expect_err("the request should be rejected");
+    assert_eq!(err.code(), ErrorCode::ValidationError);
+    assert_eq!(err.code().as_str(), "VALIDATION_ERROR");
+    err.violations()
+        .iter()
+        .map(|Violation { path, message }| (path.clone(), message.clone()))
+        .collect()
+}
+
+fn one(path: &str, message: &str) -> Vec<(String, String)> {
+    vec![(path.to_owned(), message.to_owned())]
+}
+
+/// A request whose first event has `field` replaced by `value` (or removed for `None`).
+fn with_event_field(field: &str, value: Option<Value>) -> Value {
+    let mut e = event();
+    match value {
+        Some(v) => e[field] = v,
+        None => {
+            e.as_object_mut().map(|o| o.remove(field));
+        }
+    }
+    request_with(vec![e])
+}
+
+#[test]
+fn valid_request_is_accepted_and_normalised() {
+    let mut e = event();
+    e["timestamp"] = json!("2026-11-21 10:30:00.250+01:00");
+    e["content"] = json!("  Where is my refund?\n");
+    e["metadata"] = json!({"role": "customer", "conversation_id": 42});
+    let body = json!({"deployment_id": "acme-bot", "events": [e], "pipeline": "support",
+                      "webhook_url": "https://hooks.example.com/undertone"});
+    let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+    assert_eq!(req.pipeline, Pipeline::Support);
+    assert_eq!(req.events[0].content, "Where is my refund?");
+    let out = serde_json::to_value(&req.events[0]).expect("serialisable");
+    assert_eq!(out["timestamp"], "2026-11-21T09:30:00.250Z");
+    assert_eq!(
+        req.webhook_url.as_deref(),
+        Some("https://hooks.example.com/undertone")
+    );
+}
+
+#[test]
+fn null_optional_fields_count_as_absent() {
+    let mut e = event();
+    e["context"] = Value::Null;
+    e["metadata"] = Value::Null;
+    let body = json!({"deployment_id": "d", "events": [e], "pipeline": null, "webhook_url": null});
+    let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+    assert_eq!(req.pipeline, Pipeline::Auto);
+    assert_eq!(req.events[0].context, None);
+}
+
+#[test]
+fn body_must_be_an_object() {
+    assert_eq!(
+        violations(&json!([1, 2])),
+        one(
+            "body",
+            "must be a JSON object with deployment_id and events, got array"
+        )
+    );
+}
+
+#[test]
+fn events_are_required() {
+    assert_eq!(
+        violations(&json!({"deployment_id": "d"})),
+        one("events", "is required")
+    );
+}
+
+#[test]
+fn events_must_be_an_array() {
+    assert_eq!(
+        violations(&json!({"deployment_id": "d", "events": {}})),
+        one("events", "must be an array of events, got object")
+    );
+}
+
+#[test]
+fn events_must_not_be_empty() {
+    assert_eq!(
+        violations(&request_with(vec![])),
+        one("events", "must hold 1 to 5000 events, got 0")
+    );
+}
+
+#[test]
+fn at_most_5000_events() {
+    assert_eq!(
+        violations(&request_with(vec![event(); 5001])),
+        one("events", "must hold 1 to 5000 events, got 5001")
+    );
+    let ok = validate::ingest_request(&request_with(vec![event(); 5000]), &Options::default());
+    assert_eq!(ok.map(|r| r.events.len()), Ok(5000));
+}
+
+#[test]
+fn event_must_be_an_object() {
+    assert_eq!(
+        violations(&request_with(vec![event(), json!("hi")])),
+        one("events[1]", "must be an event object, got string")
+    );
+}
+
+#[test]
+fn deployment_id_is_required() {
+    assert_eq!(
+        violations(&json!({"events": [event()]})),
+        one("deployment_id", "is required")
+    );
+}
+
+#[test]
+fn actor_id_is_required() {
+    assert_eq!(
+        violations(&with_event_field("actor_id", None)),
+        one("events[0].actor_id", "is required")
+    );
+}
+
+#[test]
+fn content_is_required() {
+    assert_eq!(
+        violations(&with_event_field("content", None)),
+        one("events[0].content", "is required")
+    );
+}
+
+#[test]
+fn timestamp_is_required() {
+    assert_eq!(
+        violations(&with_event_field("timestamp", None)),
+        one("events[0].timestamp", "is required")
+    );
+}
+
+#[test]
+fn string_fields_reject_other_types() {
+    assert_eq!(
+        violations(&with_event_field("content", Some(json!(12)))),
+        one("events[0].content", "must be a string, got number")
+    );
+    assert_eq!(
+        violations(&with_event_field("actor_id", Some(Value::Null))),
+        one("events[0].actor_id", "must be a string, got null")
+    );
+}
+
+#[test]
+fn naive_timestamp_is_rejected() {
+    assert_eq!(
+        violations(&with_event_field("timestamp", Some(json!("2026-11-21T09:30:00")))),
+        one(
+            "events[0].timestamp",
+            "\"2026-11-21T09:30:00\" has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z"
+        )
+    );
+}
+
+#[test]
+fn impossible_date_is_rejected() {
+    assert_eq!(
+        violations(&with_event_field("timestamp", Some(json!("2026-02-30T10:00:00Z")))),
+        one(
+            "events[0].timestamp",
+            "\"2026-02-30T10:00:00Z\" is not a real date and time"
+        )
+    );
+    assert_eq!(
+        violations(&with_event_field("timestamp", Some(json!("2026-11-21T24:30:00Z")))),
+        one(
+            "events[0].timestamp",
+            "\"2026-11-21T24:30:00Z\" is not a real date and time"
+        )
+    );
+}
+
+#[test]
+fn non_timestamp_text_is_rejected() {
+    assert_eq!(
+        violations(&with_event_field("timestamp", Some(json!("yesterday")))),
+        one(
+            "events[0].timestamp",
+            "must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got \"yesterday\""
+        )
+    );
+}
+
+#[test]
+fn timestamps_are_normalised_to_utc() {
+    let body = with_event_field("timestamp", Some(json!("2026-11-21T15:00:00+05:30")));
+    let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+    assert_eq!(
+        undertone_core::schema::format_utc(&req.events[0].timestamp),
+        "2026-11-21T09:30:00Z"
+    );
+}
+
+#[test]
+fn content_must_not_be_blank() {
+    assert_eq!(
+        violations(&with_event_field("content", Some(json!(" \n\t ")))),
+        one("events[0].content", "must not be empty or only whitespace")
+    );
+}
+
+#[test]
+fn content_size_is_measured_after_trimming() {
+    let max = "é".repeat(16 * 1024); // 32768 bytes
+    let padded = format!("   {max}   ");
+    let ok = validate::ingest_request(
+        &with_event_field("content", Some(json!(padded))),
+        &Options::default(),
+    );
+    assert_eq!(ok.map(|r| r.events[0].content.len()), Ok(32768));
+    let over = format!("{max}a");
+    assert_eq!(
+        violations(&with_event_field("content", Some(json!(over)))),
+        one(
+            "events[0].content",
+            "must be at most 32768 bytes of UTF-8 after trimming, got 32769"
+        )
+    );
+}
+
+#[test]
+fn content_must_not_contain_nul() {
+    assert_eq!(
+        violations(&with_event_field("content", Some(json!("a\u{0}b")))),
+        one(
+            "events[0].content",
+            "must not contain NUL characters (U+0000)"
+        )
+    );
+}
+
+#[test]
+fn ids_must_not_be_empty() {
+    assert_eq!(
+        violations(&with_event_field("actor_id", Some(json!("")))),
+        one("events[0].actor_id", "must not be empty")
+    );
+}
+
+#[test]
+fn ids_are_at_most_256_characters() {
+    let ok = "ü".repeat(256);
+    assert!(
+        validate::ingest_request(
+            &with_event_field("conversation_id", Some(json!(ok))),
+            &Options::default()
+        )
+        .is_ok()
+    );
+    assert_eq!(
+        violations(&json!({"deployment_id": "d".repeat(257), "events": [event()]})),
+        one("deployment_id", "must be at most 256 characters, got 257")
+    );
+}
+
+#[test]
+fn ids_reject_control_characters() {
+    assert_eq!(
+        violations(&with_event_field("conversation_id", Some(json!("abc\ndef")))),
+        one(
+            "events[0].conversation_id",
+            "must not contain control characters (found U+000A at character 4)"
+        )
+    );
+}
+
+#[test]
+fn context_follows_the_id_rules() {
+    assert_eq!(
+        violations(&with_event_field("context", Some(json!("x".repeat(300))))),
+        one("events[0].context", "must be at most 256 characters, got 300")
+    );
+}
+
+#[test]
+fn metadata_must_be_an_object() {
+    assert_eq!(
+        violations(&with_event_field("metadata", Some(json!([1])))),
+        one("events[0].metadata", "must be a JSON object, got array")
+    );
+}
+
+#[test]
+fn metadata_is_at_most_16_kib() {
+    // {"k":"…"} is 8 bytes of framing around the string.
+    let fits = json!({"k": "x".repeat(16384 - 8)});
+    assert!(
+        validate::ingest_request(
+            &with_event_field("metadata", Some(fits)),
+            &Options::default()
+        )
+        .is_ok()
+    );
+    let over = json!({"k": "x".repeat(16384 - 7)});
+    assert_eq!(
+        violations(&with_event_field("metadata", Some(over))),
+        one(
+            "events[0].metadata",
+            "must be at most 16384 bytes as compact JSON, got 16385"
+        )
+    );
+}
+
+#[test]
+fn metadata_is_at_most_8_levels_deep() {
+    let mut eight = json!({});
+    for _ in 0..7 {
+        eight = json!({ "a": eight });
+    }
+    assert!(
+        validate::ingest_request(
+            &with_event_field("metadata", Some(eight.clone())),
+            &Options::default()
+        )
+        .is_ok()
+    );
+    let nine = json!({ "a": eight });
+    assert_eq!(
+        violations(&with_event_field("metadata", Some(nine))),
+        one(
+            "events[0].metadata",
+            "must be nested at most 8 levels deep, got 9"
+        )
+    );
+}
+
+#[test]
+fn metadata_conversation_id_must_be_string_or_integer() {
+    assert_eq!(
+        violations(&with_event_field(
+            "metadata",
+            Some(json!({"conversation_id": 1.5}))
+        )),
+        one(
+            "events[0].metadata.conversation_id",
+            "must be a string or an integer, got number"
+        )
+    );
+}
+
+#[test]
+fn unknown_top_level_fields_are_rejected() {
+    let mut body = request_with(vec![event()]);
+    body["priority"] = json!("high");
+    assert_eq!(
+        violations(&body),
+        one(
+            "priority",
+            "unknown field; allowed fields are deployment_id, events, pipeline, webhook_url"
+        )
+    );
+}
+
+#[test]
+fn unknown_event_fields_are_rejected() {
+    assert_eq!(
+        violations(&with_event_field("role", Some(json!("user")))),
+        one(
+            "events[0].role",
+            "unknown field; allowed fields are actor_id, content, timestamp, context, metadata, conversation_id (put extra data in metadata)"
+        )
+    );
+}
+
+#[test]
+fn pipeline_must_be_known() {
+    let mut body = request_with(vec![event()]);
+    body["pipeline"] = json!("chat");
+    assert_eq!(
+        violations(&body),
+        one("pipeline", "must be one of auto, support, reviews; got \"chat\"")
+    );
+}
+
+#[test]
+fn webhook_url_must_be_https() {
+    let mut body = request_with(vec![event()]);
+    body["webhook_url"] = json!("http://hooks.example.com/x");
+    assert_eq!(
+        violations(&body),
+        one(
+            "webhook_url",
+            "must be an absolute https URL; got scheme \"http\""
+        )
+    );
+    let allowed = validate::ingest_request(
+        &body,
+        &Options {
+            allow_insecure_webhook_url: true,
+        },
+    );
+    assert!(allowed.is_ok());
+}
+
+#[test]
+fn webhook_url_must_parse() {
+    let mut body = request_with(vec![event()]);
+    body["webhook_url"] = json!("hooks.example.com/x");
+    assert_eq!(
+        violations(&body),
+        one(
+            "webhook_url",
+            "must be an absolute https URL; \"hooks.example.com/x\" is not a URL (relative URL without a base)"
+        )
+    );
+}
+
+#[test]
+fn webhook_url_must_not_carry_credentials() {
+    let mut body = request_with(vec![event()]);
+    body["webhook_url"] = json!("https://user:pw@hooks.example.com/x");
+    assert_eq!(
+        violations(&body),
+        one("webhook_url", "must not carry a user name or password")
+    );
+}
+
+#[test]
+fn webhook_url_is_at_most_2048_characters() {
+    let mut body = request_with(vec![event()]);
+    body["webhook_url"] = json!(format!("https://h.example.com/{}", "a".repeat(2048)));
+    assert_eq!(
+        violations(&body),
+        one("webhook_url", "must be at most 2048 characters, got 2070")
+    );
+}
+
+#[test]
+fn five_different_violations_are_all_reported_in_order() {
+    let mut bad_ts = event();
+    bad_ts["timestamp"] = json!("2026-13-01T00:00:00Z");
+    let mut no_actor = event();
+    no_actor.as_object_mut().map(|o| o.remove("actor_id"));
+    let mut blank = event();
+    blank["content"] = json!("   ");
+    let body = json!({
+        "deployment_id": "",
+        "events": [event(), bad_ts, no_actor, blank],
+        "pipeline": "fast",
+        "extra": true
+    });
+    assert_eq!(
+        violations(&body),
+        vec![
+            (
+                "extra".to_owned(),
+                "unknown field; allowed fields are deployment_id, events, pipeline, webhook_url"
+                    .to_owned()
+            ),
+            ("deployment_id".to_owned(), "must not be empty".to_owned()),
+            (
+                "pipeline".to_owned(),
+                "must be one of auto, support, reviews; got \"fast\"".to_owned()
+            ),
+            (
+                "events[1].timestamp".to_owned(),
+                "\"2026-13-01T00:00:00Z\" is not a real date and time".to_owned()
+            ),
+            ("events[2].actor_id".to_owned(), "is required".to_owned()),
+            (
+                "events[3].content".to_owned(),
+                "must not be empty or only whitespace".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn error_envelope_lists_every_violation() {
+    let err = validate::ingest_request(&json!({"events": []}), &Options::default())
+        .expect_err("invalid");
+    assert_eq!(
+        err.to_envelope(),
+        json!({"error": {
+            "code": "VALIDATION_ERROR",
+            "message": "2 problems in the input; first: deployment_id: is required (and 1 more)",
+            "details": [
+                {"path": "deployment_id", "message": "is required"},
+                {"path": "events", "message": "must hold 1 to 5000 events, got 0"}
+            ]
+        }})
+    );
+}
+
+mod body {
+    use super::*;
+
+    fn body_error(bytes: &[u8]) -> String {
+        let err = validate::ingest_request_bytes(bytes, &Options::default()).expect_err("invalid");
+        assert_eq!(err.code(), ErrorCode::ValidationError);
+        let [v] = err.violations() else {
+            panic!("expected one violation, got {:?}", err.violations())
+        };
+        assert_eq!(v.path, "body");
+        v.message.clone()
+    }
+
+    #[test]
+    fn empty_body() {
+        assert_eq!(body_error(b"  \n"), "is empty; expected a JSON object");
+    }
+
+    #[test]
+    fn not_json() {
+        assert_eq!(
+            body_error(b"hello"),
+            "is not valid JSON: expected value at line 1 column 1"
+        );
+    }
+
+    #[test]
+    fn not_utf8() {
+        assert_eq!(
+            body_error(b"{\"a\": \"\xff\"}"),
+            "is not valid UTF-8 (invalid byte at offset 7)"
+        );
+    }
+
+    #[test]
+    fn over_16_mib() {
+        let big = vec![b' '; 16 * 1024 * 1024 + 1];
+        assert_eq!(
+            body_error(&big),
+            "is 16777217 bytes; the limit is 16777216 bytes (16 MiB)"
+        );
+    }
+}
+
+mod drift {
+    use super::*;
+
+    fn period(n: usize) -> Value {
+        json!({"label": "v1", "events": vec![event(); n]})
+    }
+
+    fn drift_violations(body: &Value) -> Vec<(String, String)> {
+        validate::drift_request(body)
+            .expect_err("invalid")
+            .violations()
+            .iter()
+            .map(|v| (v.path.clone(), v.message.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn valid_drift_request_defaults_labels() {
+        let body = json!({"before": {"events": vec![event(); 5]}, "after": period(2000),
+                          "question": "  Did v2 frustrate users more? "});
+        let req = validate::drift_request(&body).expect("valid");
+        assert_eq!(req.before.label, "before");
+        assert_eq!(req.after.label, "v1");
+        assert_eq!(
+            req.question.as_deref(),
+            Some("Did v2 frustrate users more?")
+        );
+    }
+
+    #[test]
+    fn each_period_holds_5_to_2000_events() {
+        let body = json!({"before": period(4), "after": period(2001)});
+        assert_eq!(
+            drift_violations(&body),
+            vec![
+                (
+                    "before.events".to_owned(),
+                    "must hold 5 to 2000 events, got 4".to_owned()
+                ),
+                (
+                    "after.events".to_owned(),
+                    "must hold 5 to 2000 events, got 2001".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn periods_are_required_and_event_paths_are_nested() {
+        let mut p = period(5);
+        p["events"][2]["timestamp"] = json!("noon");
+        let body = json!({"after": p, "before_label": "v1"});
+        assert_eq!(
+            drift_violations(&body),
+            vec![
+                (
+                    "before_label".to_owned(),
+                    "unknown field; allowed fields are before, after, question, deployment_id (put the label in before.label)".to_owned()
+                ),
+                ("before".to_owned(), "is required".to_owned()),
+                (
+                    "after.events[2].timestamp".to_owned(),
+                    "must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got \"noon\"".to_owned()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn question_must_not_be_blank() {
+        let body = json!({"before": period(5), "after": period(5), "question": " "});
+        assert_eq!(
+            drift_violations(&body),
+            vec![(
+                "question".to_owned(),
+                "must be 1 to 2000 characters after trimming, got 0".to_owned()
+            )]
+        );
+    }
+}
+
+mod json_lines {
+    use super::*;
+
+    #[test]
+    fn lines_become_events_and_bad_lines_are_named() {
+        let text = format!("{}\n\nnot json\n{}\n", event(), event());
+        let err = validate::ingest_request_json_lines(text.as_bytes(), "acme", &Options::default())
+            .expect_err("invalid");
+        let got: Vec<_> = err
+            .violations()
+            .iter()
+            .map(|v| (v.path.as_str(), v.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(
+                "events[1]",
+                "line 3 is not valid JSON: expected ident at line 1 column 2"
+            )]
+        );
+        let ok = format!("{}\n{}", event(), event());
+        let req = validate::ingest_request_json_lines(ok.as_bytes(), "acme", &Options::default())
+            .expect("valid");
+        assert_eq!(req.events.len(), 2);
+        assert_eq!(req.deployment_id, "acme");
+    }
+}
