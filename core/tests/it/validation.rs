@@ -170,7 +170,10 @@ fn string_fields_reject_other_types() {
 #[test]
 fn naive_timestamp_is_rejected() {
     assert_eq!(
-        violations(&with_event_field("timestamp", Some(json!("2026-11-21T09:30:00")))),
+        violations(&with_event_field(
+            "timestamp",
+            Some(json!("2026-11-21T09:30:00"))
+        )),
         one(
             "events[0].timestamp",
             "\"2026-11-21T09:30:00\" has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z"
@@ -181,14 +184,20 @@ fn naive_timestamp_is_rejected() {
 #[test]
 fn impossible_date_is_rejected() {
     assert_eq!(
-        violations(&with_event_field("timestamp", Some(json!("2026-02-30T10:00:00Z")))),
+        violations(&with_event_field(
+            "timestamp",
+            Some(json!("2026-02-30T10:00:00Z"))
+        )),
         one(
             "events[0].timestamp",
             "\"2026-02-30T10:00:00Z\" is not a real date and time"
         )
     );
     assert_eq!(
-        violations(&with_event_field("timestamp", Some(json!("2026-11-21T24:30:00Z")))),
+        violations(&with_event_field(
+            "timestamp",
+            Some(json!("2026-11-21T24:30:00Z"))
+        )),
         one(
             "events[0].timestamp",
             "\"2026-11-21T24:30:00Z\" is not a real date and time"
@@ -282,7 +291,10 @@ fn ids_are_at_most_256_characters() {
 #[test]
 fn ids_reject_control_characters() {
     assert_eq!(
-        violations(&with_event_field("conversation_id", Some(json!("abc\ndef")))),
+        violations(&with_event_field(
+            "conversation_id",
+            Some(json!("abc\ndef"))
+        )),
         one(
             "events[0].conversation_id",
             "must not contain control characters (found U+000A at character 4)"
@@ -294,7 +306,10 @@ fn ids_reject_control_characters() {
 fn context_follows_the_id_rules() {
     assert_eq!(
         violations(&with_event_field("context", Some(json!("x".repeat(300))))),
-        one("events[0].context", "must be at most 256 characters, got 300")
+        one(
+            "events[0].context",
+            "must be at most 256 characters, got 300"
+        )
     );
 }
 
@@ -394,7 +409,10 @@ fn pipeline_must_be_known() {
     body["pipeline"] = json!("chat");
     assert_eq!(
         violations(&body),
-        one("pipeline", "must be one of auto, support, reviews; got \"chat\"")
+        one(
+            "pipeline",
+            "must be one of auto, support, reviews; got \"chat\""
+        )
     );
 }
 
@@ -493,8 +511,8 @@ fn five_different_violations_are_all_reported_in_order() {
 
 #[test]
 fn error_envelope_lists_every_violation() {
-    let err = validate::ingest_request(&json!({"events": []}), &Options::default())
-        .expect_err("invalid");
+    let err =
+        validate::ingest_request(&json!({"events": []}), &Options::default()).expect_err("invalid");
     assert_eq!(
         err.to_envelope(),
         json!({"error": {
