@@ -57,7 +57,8 @@ impl fmt::Display for Violation {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The input broke the contract; every violation found is listed, in input order.
+    /// The input broke the contract; every violation found is listed: unknown fields of
+    /// an object first, then its fields in contract order, events by index.
     #[error("{}", summarize(.0))]
     Validation(Vec<Violation>),
 }

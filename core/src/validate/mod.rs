@@ -319,6 +319,8 @@ fn check_webhook_url(c: &mut Collector, s: &str, path: &str, options: &Options) 
 }
 
 /// Parses a request body: size limit, UTF-8, then JSON. Every failure names `body`.
+///
+/// A leading UTF-8 byte order mark, as some editors write, is ignored (RFC 8259 §8.1).
 pub fn parse_body(bytes: &[u8]) -> Result<Value> {
     let fail = |message: String| Err(Error::Validation(vec![Violation::new("body", message)]));
     if bytes.len() > limits::BODY_MAX_BYTES {
@@ -329,7 +331,7 @@ pub fn parse_body(bytes: &[u8]) -> Result<Value> {
         ));
     }
     let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
+        Ok(t) => t.strip_prefix(BOM).unwrap_or(t),
         Err(e) => {
             return fail(format!(
                 "is not valid UTF-8 (invalid byte at offset {})",
@@ -342,6 +344,9 @@ pub fn parse_body(bytes: &[u8]) -> Result<Value> {
     }
     serde_json::from_str(text).or_else(|e| fail(format!("is not valid JSON: {e}")))
 }
+
+/// The UTF-8 byte order mark.
+const BOM: &str = "\u{feff}";
 
 /// Parses and validates an ingest request from raw JSON bytes.
 pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestRequest> {
@@ -375,6 +380,7 @@ pub fn ingest_request_json_lines(
             ),
         )])
     })?;
+    let text = text.strip_prefix(BOM).unwrap_or(text);
     let mut bad_lines = Vec::new();
     let mut events = Vec::new();
     for (line_no, line) in text.lines().enumerate() {
@@ -384,8 +390,9 @@ pub fn ingest_request_json_lines(
         match serde_json::from_str::<Value>(line) {
             Ok(v) => events.push(v),
             Err(e) => {
+                // Each earlier bad line already holds a placeholder in `events`.
                 bad_lines.push(Violation::new(
-                    format!("events[{}]", events.len() + bad_lines.len()),
+                    format!("events[{}]", events.len()),
                     format!("line {} is not valid JSON: {e}", line_no + 1),
                 ));
                 events.push(Value::Null);

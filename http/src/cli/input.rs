@@ -31,6 +31,15 @@ pub enum InputError {
     Invalid(Error),
 }
 
+/// How `path` is named in messages: `standard input` for `-`.
+pub fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "standard input".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
 /// Reads `path` (`-` for standard input) and validates it as an ingest request.
 pub fn load(
     path: &Path,
@@ -48,7 +57,7 @@ pub fn load(
         let Some(id) = deployment_id else {
             return Err(InputError::Read(format!(
                 "{} is JSON Lines of events; pass --deployment-id to say which deployment they come from",
-                path.display()
+                display_name(path)
             )));
         };
         return validate::ingest_request_json_lines(&bytes, id, &options)
@@ -73,7 +82,7 @@ pub fn load(
 
 /// Reads at most the body limit plus one byte, so a huge file is refused without loading it.
 fn read_limited(path: &Path) -> Result<Vec<u8>, InputError> {
-    let fail = |e: io::Error| InputError::Read(format!("cannot read {}: {e}", path.display()));
+    let fail = |e: io::Error| InputError::Read(format!("cannot read {}: {e}", display_name(path)));
     let mut bytes = Vec::new();
     let limit = BODY_MAX_BYTES as u64 + 1;
     if path == Path::new("-") {
@@ -95,7 +104,7 @@ fn read_limited(path: &Path) -> Result<Vec<u8>, InputError> {
     if bytes.len() > BODY_MAX_BYTES {
         return Err(InputError::Read(format!(
             "{} is over the limit of {BODY_MAX_BYTES} bytes (16 MiB)",
-            path.display()
+            display_name(path)
         )));
     }
     Ok(bytes)

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use undertone_core::{Error, assemble};
+use undertone_core::{Error, ErrorCode, assemble};
 
 pub use input::Format;
 use input::InputError;
@@ -19,7 +19,7 @@ const INVALID: u8 = 2;
 
 /// Undertone scores the human side of AI conversations.
 #[derive(Debug, Parser)]
-#[command(name = "undertone", version, about)]
+#[command(name = "undertone", version)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -47,7 +47,8 @@ struct InputArgs {
     /// Input layout.
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     format: Format,
-    /// Print errors as the JSON error envelope on standard output.
+    /// Print errors as the JSON error envelope `{"error":{"code","message","details"}}`
+    /// on standard output instead of text on standard error.
     #[arg(long)]
     json: bool,
 }
@@ -63,9 +64,16 @@ pub fn main() -> ExitCode {
 }
 
 fn run(args: &InputArgs, print_conversations: bool) -> u8 {
-    let name = args.file.display().to_string();
+    let name = input::display_name(&args.file);
     let request = match input::load(&args.file, args.format, args.deployment_id.as_deref()) {
         Ok(r) => r,
+        Err(InputError::Read(line)) if args.json => {
+            let envelope = serde_json::json!({"error": {
+                "code": ErrorCode::ValidationError, "message": line, "details": []
+            }});
+            emit(&envelope.to_string());
+            return INVALID;
+        }
         Err(InputError::Read(line)) => {
             eprintln!("error: {line}");
             return INVALID;

@@ -1,0 +1,3 @@
+//! Integration tests for `undertone-http`, linked into one binary.
+
+mod cli;
