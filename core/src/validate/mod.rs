@@ -3,10 +3,13 @@
 //! Requests are checked as JSON values so that one pass reports *all* violations,
 //! each with its field path, instead of stopping at the first type mismatch.
 
+pub mod address;
 mod fields;
 
+use std::net::IpAddr;
+
 use serde_json::{Map, Value};
-use url::Url;
+use url::{Host, Url};
 
 use crate::error::{Error, Result, Violation};
 use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits};
@@ -34,8 +37,10 @@ pub const PERIOD_FIELDS: [&str; 2] = ["label", "events"];
 /// Choices that depend on where validation runs rather than on the input.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Accept `http://` webhook URLs (local development and tests only).
-    pub allow_insecure_webhook_url: bool,
+    /// Accept `http://` webhook URLs and ones that point at private, loopback or other
+    /// non-public addresses (the server's `--allow-private-webhooks`; local development
+    /// and tests only).
+    pub allow_private_webhooks: bool,
 }
 
 /// Validates an ingest request body given as JSON.
@@ -144,7 +149,9 @@ pub fn event(value: &Value, path: &str) -> Result<Event> {
     }
 }
 
-/// Checks that `webhook_url` is an absolute https URL without credentials.
+/// Checks that `webhook_url` is an absolute https URL without credentials whose host is
+/// not a literal non-public address or `localhost` (host names are resolved and checked
+/// again by the server when it connects).
 pub fn webhook_url(url: &str, options: &Options) -> Result<String> {
     let mut c = Collector::default();
     check_webhook_url(&mut c, url, "webhook_url", options).ok_or(Error::Validation(c.violations))
@@ -283,7 +290,7 @@ fn check_webhook_url(c: &mut Collector, s: &str, path: &str, options: &Options) 
         );
         return None;
     }
-    let expected = if options.allow_insecure_webhook_url {
+    let expected = if options.allow_private_webhooks {
         "an absolute http or https URL"
     } else {
         "an absolute https URL"
@@ -299,13 +306,18 @@ fn check_webhook_url(c: &mut Collector, s: &str, path: &str, options: &Options) 
         }
     };
     let scheme_ok =
-        url.scheme() == "https" || (options.allow_insecure_webhook_url && url.scheme() == "http");
+        url.scheme() == "https" || (options.allow_private_webhooks && url.scheme() == "http");
     let problem = if !scheme_ok {
         Some(format!("must be {expected}; got scheme {:?}", url.scheme()))
     } else if url.host().is_none() {
         Some(format!("must be {expected} with a host"))
     } else if !url.username().is_empty() || url.password().is_some() {
         Some("must not carry a user name or password".to_owned())
+    } else if !options.allow_private_webhooks && !public_host(url.host()) {
+        Some(format!(
+            "must point to a public address; {} is private, loopback, link-local or reserved",
+            url.host_str().unwrap_or_default()
+        ))
     } else {
         None
     };
@@ -315,6 +327,19 @@ fn check_webhook_url(c: &mut Collector, s: &str, path: &str, options: &Options) 
             None
         }
         None => Some(url.to_string()),
+    }
+}
+
+/// False for literal non-public IP addresses and for `localhost` names.
+fn public_host(host: Option<Host<&str>>) -> bool {
+    match host {
+        Some(Host::Ipv4(ip)) => address::is_public(IpAddr::V4(ip)),
+        Some(Host::Ipv6(ip)) => address::is_public(IpAddr::V6(ip)),
+        Some(Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name != "localhost" && !name.ends_with(".localhost")
+        }
+        None => false,
     }
 }
 

@@ -3,3 +3,4 @@
 mod assembly_props;
 mod golden;
 mod validation;
+mod validation_props;

@@ -430,10 +430,44 @@ fn webhook_url_must_be_https() {
     let allowed = validate::ingest_request(
         &body,
         &Options {
-            allow_insecure_webhook_url: true,
+            allow_private_webhooks: true,
         },
     );
     assert!(allowed.is_ok());
+}
+
+#[test]
+fn webhook_url_must_not_point_inside() {
+    for (url, host) in [
+        ("https://10.0.0.7/hook", "10.0.0.7"),
+        ("https://[::ffff:127.0.0.1]/hook", "[::ffff:7f00:1]"),
+        ("https://169.254.169.254/latest", "169.254.169.254"),
+        ("https://LocalHost./hook", "localhost."),
+        ("https://api.localhost/hook", "api.localhost"),
+    ] {
+        let mut body = request_with(vec![event()]);
+        body["webhook_url"] = json!(url);
+        assert_eq!(
+            violations(&body),
+            one(
+                "webhook_url",
+                &format!(
+                    "must point to a public address; {host} is private, loopback, link-local or reserved"
+                )
+            ),
+            "{url}"
+        );
+        let allowed = validate::ingest_request(
+            &body,
+            &Options {
+                allow_private_webhooks: true,
+            },
+        );
+        assert!(allowed.is_ok(), "{url} with allow_private_webhooks");
+    }
+    let mut body = request_with(vec![event()]);
+    body["webhook_url"] = json!("https://93.184.215.14/hook");
+    assert!(validate::ingest_request(&body, &Options::default()).is_ok());
 }
 
 #[test]
