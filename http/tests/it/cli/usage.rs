@@ -1,0 +1,109 @@
+//! The command line itself: usage errors, `--help`, `--version`, and a closed output pipe.
+
+use std::fs;
+use std::process::Stdio;
+
+use super::{Run, assert_ok_line, example, run, undertone, write_ignoring_closed_pipe};
+
+// ---------------------------------------------------------------------------
+// closed output pipe
+
+/// Runs `subcommand -` on the example `name`, with stdout's read end closed
+/// before any input is sent, and checks it exits 0 with nothing on stderr.
+fn assert_quiet_into_closed_pipe(subcommand: &str, name: &str) {
+    let input = fs::read(example(name)).expect("example");
+    let mut child = undertone()
+        .args([subcommand, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    drop(child.stdout.take());
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    write_ignoring_closed_pipe(&mut pipe, &input);
+    drop(pipe);
+    let out = Run::from_output(child.wait_with_output().expect("binary runs"));
+    assert_eq!(out.stderr, "");
+    assert_eq!(out.code, Some(0), "{out:?}");
+}
+
+#[test]
+fn conversations_into_a_closed_pipe_exits_quietly() {
+    assert_quiet_into_closed_pipe("conversations", "coding-assistant-goes-well.json");
+}
+
+#[test]
+fn validate_into_a_closed_pipe_exits_quietly() {
+    assert_quiet_into_closed_pipe("validate", "tutor-fractions.json");
+}
+
+// ---------------------------------------------------------------------------
+// command line
+
+/// Exit 2, nothing on stdout, and exactly `stderr` on stderr.
+fn assert_usage_error(args: &[&str], stderr: &str) {
+    let out = run(args, None, None);
+    assert_eq!(out.stderr, stderr);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.code, Some(2));
+}
+
+#[test]
+fn unknown_subcommand_is_a_usage_error() {
+    assert_usage_error(
+        &["frobnicate"],
+        "error: unrecognized subcommand 'frobnicate'\n\nUsage: undertone <COMMAND>\n\n\
+         For more information, try '--help'.\n",
+    );
+}
+
+#[test]
+fn missing_file_argument_is_a_usage_error() {
+    assert_usage_error(
+        &["validate"],
+        "error: the following required arguments were not provided:\n  <FILE>\n\n\
+         Usage: undertone validate <FILE>\n\nFor more information, try '--help'.\n",
+    );
+}
+
+#[test]
+fn unknown_format_is_a_usage_error() {
+    let out = run(&["validate", "--format", "yaml", "x.json"], None, None);
+    assert!(
+        out.stderr
+            .starts_with("error: invalid value 'yaml' for '--format <FORMAT>'\n"),
+        "{:?}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.code, Some(2));
+}
+
+#[test]
+fn version_flag_prints_the_version() {
+    let out = run(&["--version"], None, None);
+    assert_ok_line(&out, &format!("undertone {}", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn help_lists_both_subcommands() {
+    let out = run(&["--help"], None, None);
+    assert_eq!(out.code, Some(0));
+    assert_eq!(out.stderr, "");
+    let commands: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            "  validate       Check an input file against the input contract and summarise it",
+            "  conversations  Print the conversations assembled from an input file, as JSON",
+            "  help           Print this message or the help of the given subcommand(s)",
+        ]
+    );
+}
