@@ -15,6 +15,7 @@ use serde_json::Value;
 pub use role::{Role, RoleSource};
 
 use crate::schema::{Event, limits, serialize_utc};
+use crate::validate::AUTO_ID_PREFIX;
 
 /// How a conversation's turns were found to belong together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -45,7 +46,8 @@ pub struct Turn {
 /// The turns of one conversation, ordered by timestamp, ties by input order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Conversation {
-    /// The caller's id, or for implicit groups `auto:<actor>/<context or ->/<start>`.
+    /// The caller's id, or for implicit groups `auto:<actor>/<context or ->/<start>`, where
+    /// `%`, `/` and a context of exactly `-` are percent-escaped so ids never collide.
     pub conversation_id: String,
     /// How the turns were grouped.
     pub grouping: Grouping,
@@ -118,7 +120,11 @@ pub fn assemble(events: &[Event], deployment_id: Option<&str>) -> Assembly {
         for (owner, thread) in threads_by_owner(&idx, events, &roles) {
             for part in split_on_gaps(&thread, events) {
                 let start = crate::schema::format_utc(&events[part[0]].timestamp);
-                let id = format!("auto:{owner}/{}/{start}", context.unwrap_or("-"));
+                let context = context.map_or_else(|| "-".to_owned(), escape_id_part);
+                let id = format!(
+                    "{AUTO_ID_PREFIX}{}/{context}/{start}",
+                    escape_id_part(owner)
+                );
                 conversations.push(build(id, Grouping::ActorContextGap, part, events, &roles));
             }
         }
@@ -139,6 +145,14 @@ pub fn assemble(events: &[Event], deployment_id: Option<&str>) -> Assembly {
             .collect(),
         conversations,
     }
+}
+
+/// Escapes `%`, `/` and a lone `-` so that the parts of an implicit id cannot run together.
+fn escape_id_part(part: &str) -> String {
+    if part == "-" {
+        return "%2D".to_owned();
+    }
+    part.replace('%', "%25").replace('/', "%2F")
 }
 
 /// The caller-given conversation id of an event, if any: top level first, then metadata.
@@ -268,6 +282,39 @@ mod tests {
         assert_eq!(a.conversation_count, 2);
         assert_eq!(indices(&a.conversations[0]), vec![0, 1]);
         assert_eq!(indices(&a.conversations[1]), vec![2]);
+    }
+
+    #[test]
+    fn one_millisecond_over_thirty_minutes_splits() {
+        let mut late = ev("u", 1800, None);
+        late.timestamp += chrono::Duration::milliseconds(1);
+        let events = [ev("u", 0, None), late];
+        assert_eq!(assemble(&events, None).conversation_count, 2);
+    }
+
+    #[test]
+    fn implicit_ids_escape_their_parts_and_never_collide() {
+        let events = [
+            ev("u", 0, None),
+            ev("u", 0, Some("-")),
+            ev("a/b", 0, Some("c")),
+            ev("a", 0, Some("b/c")),
+        ];
+        let a = assemble(&events, None);
+        let ids: Vec<&str> = a
+            .conversations
+            .iter()
+            .map(|c| c.conversation_id.as_str())
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                "auto:u/-/2027-01-15T08:00:00Z",
+                "auto:u/%2D/2027-01-15T08:00:00Z",
+                "auto:a%2Fb/c/2027-01-15T08:00:00Z",
+                "auto:a/b%2Fc/2027-01-15T08:00:00Z",
+            ]
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Validated input types: events, ingest requests and drift requests.
 //!
-//! Values of these types only exist after validation (see [`crate::validate`]), so
-//! every consumer can rely on the contract of DESIGN.md §2 holding.
+//! [`crate::validate`] is the way to build these from input: what it returns satisfies
+//! the contract of DESIGN.md §2. The fields are public so that callers and tests can
+//! read and construct values directly; a value built by hand is not checked.
 
 pub mod limits;
 

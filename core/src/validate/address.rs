@@ -53,11 +53,16 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
     if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
         return is_public_v4(embedded);
     }
+    if s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1 {
+        // Local-use NAT64 64:ff9b:1::/48 translates into private networks.
+        return false;
+    }
     let reserved = (s[0] & 0xfe00) == 0xfc00 // unique local fc00::/7
         || (s[0] & 0xffc0) == 0xfe80 // link-local fe80::/10
         || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated) fec0::/10
         || (s[0] & 0xff00) == 0xff00 // multicast ff00::/8
         || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation 2001:db8::/32
+        || (s[0] & 0xfff0) == 0x3ff0 // documentation 3fff::/20
         || (s[0] == 0x0100 && s[1..4] == [0, 0, 0]) // discard 100::/64
         || (s[0] == 0x2001 && s[1] < 0x0200) // IETF protocol assignments 2001::/23
         || s[0] == 0x2002; // 6to4, whose IPv4 part may be private
@@ -113,6 +118,8 @@ mod tests {
             "fe80::1",
             "ff02::1",
             "2001:db8::1",
+            "3fff::1",
+            "64:ff9b:1::a00:1",
         ] {
             assert!(!public(ip), "{ip} should not be public");
         }

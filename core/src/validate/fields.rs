@@ -3,30 +3,64 @@
 //! Each check records what it finds in a [`Collector`] and keeps going, so a request
 //! with several problems reports all of them at once.
 
-use chrono::{DateTime, NaiveDateTime, Utc, format::ParseErrorKind};
+use chrono::{DateTime, Datelike, NaiveDateTime, Timelike, Utc, format::ParseErrorKind};
 use serde_json::{Map, Value};
 
-use crate::error::Violation;
+use crate::error::{Error, Violation};
 use crate::schema::limits;
+
+/// Most violations listed in one error; the rest are counted in a final entry, so a
+/// hostile body cannot turn into an error many times its own size.
+pub const MAX_LISTED_VIOLATIONS: usize = 1000;
 
 /// Gathers violations while a request is walked.
 #[derive(Debug, Default)]
 pub(crate) struct Collector {
-    pub(crate) violations: Vec<Violation>,
+    violations: Vec<Violation>,
+    unlisted: usize,
 }
 
 impl Collector {
     pub(crate) fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.violations.push(Violation::new(path, message));
+        if self.violations.len() < MAX_LISTED_VIOLATIONS {
+            self.violations.push(Violation::new(path, message));
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.violations.is_empty()
+    }
+
+    /// The validation error holding everything collected.
+    pub(crate) fn into_error(mut self) -> Error {
+        if self.unlisted > 0 {
+            self.violations.push(Violation::new(
+                "body",
+                format!(
+                    "{} more problems not listed (at most {MAX_LISTED_VIOLATIONS} are)",
+                    self.unlisted
+                ),
+            ));
+        }
+        Error::Validation(self.violations)
     }
 }
 
 /// Joins a parent path and a field name: `events[3]` + `timestamp` → `events[3].timestamp`.
+///
+/// A name that is not a plain identifier (letters, digits, `_`, `-`) is written quoted
+/// in brackets, `events[3]["a.b"]`, so paths stay unambiguous and printable.
 pub(crate) fn join(parent: &str, field: &str) -> String {
-    if parent.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{parent}.{field}")
+    let plain = !field.is_empty()
+        && field
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    match (parent.is_empty(), plain) {
+        (true, true) => field.to_owned(),
+        (false, true) => format!("{parent}.{field}"),
+        (_, false) => format!("{parent}[{}]", quote(field)),
     }
 }
 
@@ -135,6 +169,24 @@ pub(crate) fn check_id(c: &mut Collector, s: &str, path: &str) -> bool {
     true
 }
 
+/// Prefix of the ids Undertone gives conversations it groups itself; callers may not use it.
+pub const AUTO_ID_PREFIX: &str = "auto:";
+
+/// Checks a caller's conversation id: an identifier not starting with [`AUTO_ID_PREFIX`].
+pub(crate) fn check_conversation_id(c: &mut Collector, s: &str, path: &str) -> bool {
+    if !check_id(c, s, path) {
+        return false;
+    }
+    if s.starts_with(AUTO_ID_PREFIX) {
+        c.push(
+            path,
+            "must not start with \"auto:\", which marks conversations Undertone groups itself",
+        );
+        return false;
+    }
+    true
+}
+
 /// Reads a required identifier field.
 pub(crate) fn required_id(
     c: &mut Collector,
@@ -194,7 +246,23 @@ pub(crate) fn check_content(c: &mut Collector, raw: &str, path: &str) -> Option<
 /// Parses an RFC 3339 timestamp with an offset and normalises it to UTC.
 pub(crate) fn check_timestamp(c: &mut Collector, s: &str, path: &str) -> Option<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(s) {
-        Ok(t) => Some(t.with_timezone(&Utc)),
+        Ok(t) => {
+            let t = t.with_timezone(&Utc);
+            // chrono accepts :60 at any minute; a leap second only exists at 23:59:60 UTC.
+            let bad_leap = t.nanosecond() >= 1_000_000_000 && (t.hour(), t.minute()) != (23, 59);
+            if bad_leap {
+                c.push(path, format!("{} is not a real date and time", quote(s)));
+                None
+            } else if !(0..=9999).contains(&t.year()) {
+                c.push(
+                    path,
+                    format!("{} falls outside the years 0000 to 9999 in UTC", quote(s)),
+                );
+                None
+            } else {
+                Some(t)
+            }
+        }
         Err(e) => {
             let message = if is_naive(s) {
                 format!(
@@ -267,7 +335,7 @@ pub(crate) fn check_metadata(
     if let Some(id) = optional(map, "conversation_id") {
         let id_path = join(path, "conversation_id");
         match id {
-            Value::String(s) => ok &= check_id(c, s, &id_path),
+            Value::String(s) => ok &= check_conversation_id(c, s, &id_path),
             Value::Number(n) if n.is_i64() || n.is_u64() => {}
             other => {
                 c.push(

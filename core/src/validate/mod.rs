@@ -6,6 +6,9 @@
 pub mod address;
 mod fields;
 
+pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
+
+use std::collections::HashSet;
 use std::net::IpAddr;
 
 use serde_json::{Map, Value};
@@ -14,8 +17,9 @@ use url::{Host, Url};
 use crate::error::{Error, Result, Violation};
 use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits};
 use fields::{
-    Collector, as_str, check_content, check_id, check_metadata, check_timestamp, join, optional,
-    optional_id, quote, reject_unknown, required_id, required_str, type_name,
+    Collector, as_str, check_content, check_conversation_id, check_id, check_metadata,
+    check_timestamp, join, optional, optional_id, quote, reject_unknown, required_id, required_str,
+    type_name,
 };
 
 /// Fields an event may carry.
@@ -47,7 +51,7 @@ pub struct Options {
 pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest> {
     let mut c = Collector::default();
     let Some(obj) = root_object(&mut c, value, "deployment_id and events") else {
-        return Err(Error::Validation(c.violations));
+        return Err(c.into_error());
     };
     reject_unknown(&mut c, obj, "", &INGEST_FIELDS, |_| None);
     let deployment_id = required_id(&mut c, obj, "deployment_id", "");
@@ -78,9 +82,7 @@ pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest>
         limits::INGEST_EVENTS_MAX,
     );
     match (deployment_id, pipeline, webhook_url, events) {
-        (Some(deployment_id), Some(pipeline), Some(webhook_url), Some(events))
-            if c.violations.is_empty() =>
-        {
+        (Some(deployment_id), Some(pipeline), Some(webhook_url), Some(events)) if c.is_empty() => {
             Ok(IngestRequest {
                 deployment_id,
                 events,
@@ -88,7 +90,7 @@ pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest>
                 webhook_url,
             })
         }
-        _ => Err(Error::Validation(c.violations)),
+        _ => Err(c.into_error()),
     }
 }
 
@@ -96,7 +98,7 @@ pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest>
 pub fn drift_request(value: &Value) -> Result<DriftRequest> {
     let mut c = Collector::default();
     let Some(obj) = root_object(&mut c, value, "before and after") else {
-        return Err(Error::Validation(c.violations));
+        return Err(c.into_error());
     };
     reject_unknown(&mut c, obj, "", &DRIFT_FIELDS, |key| match key {
         "before_label" => Some("put the label in before.label"),
@@ -126,9 +128,7 @@ pub fn drift_request(value: &Value) -> Result<DriftRequest> {
     };
     let deployment_id = optional_id(&mut c, obj, "deployment_id", "");
     match (before, after, question, deployment_id) {
-        (Some(before), Some(after), Some(question), Ok(deployment_id))
-            if c.violations.is_empty() =>
-        {
+        (Some(before), Some(after), Some(question), Ok(deployment_id)) if c.is_empty() => {
             Ok(DriftRequest {
                 before,
                 after,
@@ -136,7 +136,7 @@ pub fn drift_request(value: &Value) -> Result<DriftRequest> {
                 deployment_id,
             })
         }
-        _ => Err(Error::Validation(c.violations)),
+        _ => Err(c.into_error()),
     }
 }
 
@@ -144,8 +144,8 @@ pub fn drift_request(value: &Value) -> Result<DriftRequest> {
 pub fn event(value: &Value, path: &str) -> Result<Event> {
     let mut c = Collector::default();
     match event_into(&mut c, value, path) {
-        Some(e) if c.violations.is_empty() => Ok(e),
-        _ => Err(Error::Validation(c.violations)),
+        Some(e) if c.is_empty() => Ok(e),
+        _ => Err(c.into_error()),
     }
 }
 
@@ -154,7 +154,7 @@ pub fn event(value: &Value, path: &str) -> Result<Event> {
 /// again by the server when it connects).
 pub fn webhook_url(url: &str, options: &Options) -> Result<String> {
     let mut c = Collector::default();
-    check_webhook_url(&mut c, url, "webhook_url", options).ok_or(Error::Validation(c.violations))
+    check_webhook_url(&mut c, url, "webhook_url", options).ok_or_else(|| c.into_error())
 }
 
 fn root_object<'a>(
@@ -226,8 +226,16 @@ fn events(
         );
         return None;
     };
+    if items.len() > max {
+        // Checking each of too many events would only bury the one fix that matters.
+        c.push(
+            &path,
+            format!("must hold {min} to {max} events, got {}", items.len()),
+        );
+        return None;
+    }
     let mut ok = true;
-    if items.len() < min || items.len() > max {
+    if items.len() < min {
         c.push(
             &path,
             format!("must hold {min} to {max} events, got {}", items.len()),
@@ -263,7 +271,16 @@ fn event_into(c: &mut Collector, value: &Value, path: &str) -> Option<Event> {
     let timestamp =
         required_str(c, obj, "timestamp", &ts_path).and_then(|s| check_timestamp(c, s, &ts_path));
     let context = optional_id(c, obj, "context", path);
-    let conversation_id = optional_id(c, obj, "conversation_id", path);
+    let conversation_id = match optional(obj, "conversation_id") {
+        None => Ok(None),
+        Some(v) => {
+            let id_path = join(path, "conversation_id");
+            match as_str(c, v, &id_path) {
+                Some(s) if check_conversation_id(c, s, &id_path) => Ok(Some(s.to_owned())),
+                _ => Err(()),
+            }
+        }
+    };
     let metadata = match optional(obj, "metadata") {
         None => Some(None),
         Some(v) => check_metadata(c, v, &join(path, "metadata")).map(Some),
@@ -406,6 +423,17 @@ pub fn ingest_request_json_lines(
         )])
     })?;
     let text = text.strip_prefix(BOM).unwrap_or(text);
+    let count = text.lines().filter(|l| !l.trim().is_empty()).count();
+    if count > limits::INGEST_EVENTS_MAX {
+        return Err(Error::Validation(vec![Violation::new(
+            "events",
+            format!(
+                "must hold {} to {} events, got {count}",
+                limits::INGEST_EVENTS_MIN,
+                limits::INGEST_EVENTS_MAX
+            ),
+        )]));
+    }
     let mut bad_lines = Vec::new();
     let mut events = Vec::new();
     for (line_no, line) in text.lines().enumerate() {
@@ -438,12 +466,13 @@ pub fn ingest_request_json_lines(
         return result;
     }
     // Lines that were not JSON became nulls; report them as such instead of "got null".
+    let placeholders: HashSet<&str> = bad_lines.iter().map(|b| b.path.as_str()).collect();
     let mut violations = result
         .err()
         .map(|e| e.violations().to_vec())
         .unwrap_or_default();
-    violations.retain(|v| !bad_lines.iter().any(|b| b.path == v.path));
-    violations.extend(bad_lines);
+    violations.retain(|v| !placeholders.contains(v.path.as_str()));
+    violations.extend(bad_lines.iter().cloned());
     violations.sort_by_key(|v| event_position(&v.path));
     Err(Error::Validation(violations))
 }
@@ -463,6 +492,6 @@ pub fn identifier(value: &str, path: &str) -> Result<()> {
     if check_id(&mut c, value, path) {
         Ok(())
     } else {
-        Err(Error::Validation(c.violations))
+        Err(c.into_error())
     }
 }

@@ -46,6 +46,9 @@ pub fn load(
     format: Format,
     deployment_id: Option<&str>,
 ) -> Result<IngestRequest, InputError> {
+    if let Some(id) = deployment_id {
+        validate::identifier(id, "--deployment-id").map_err(InputError::Invalid)?;
+    }
     let bytes = read_limited(path)?;
     let options = Options::default();
     let jsonl = match format {
@@ -66,15 +69,16 @@ pub fn load(
     let mut value = validate::parse_body(&bytes).map_err(InputError::Invalid)?;
     if let (Some(id), Value::Object(obj)) = (deployment_id, &mut value) {
         match obj.get("deployment_id") {
-            None => {
+            None | Some(Value::Null) => {
                 obj.insert("deployment_id".into(), Value::String(id.into()));
             }
-            Some(Value::String(given)) if given == id => {}
-            Some(given) => {
+            Some(Value::String(given)) if given != id => {
                 return Err(InputError::Read(format!(
-                    "--deployment-id {id:?} differs from the file's deployment_id {given}"
+                    "--deployment-id {id:?} differs from the file's deployment_id {given:?}"
                 )));
             }
+            // Equal, or not a string: validation reports a wrong type under its own path.
+            Some(_) => {}
         }
     }
     validate::ingest_request(&value, &options).map_err(InputError::Invalid)

@@ -75,7 +75,7 @@ fn run(args: &InputArgs, print_conversations: bool) -> u8 {
             return INVALID;
         }
         Err(InputError::Read(line)) => {
-            eprintln!("error: {line}");
+            warn(&format!("error: {line}"));
             return INVALID;
         }
         Err(InputError::Invalid(e)) => {
@@ -90,9 +90,9 @@ fn run(args: &InputArgs, print_conversations: bool) -> u8 {
         return emit(&json);
     }
     for id in &assembly.without_human_turns {
-        eprintln!(
+        warn(&format!(
             "note: conversation {id} has no human turn; it is kept but nothing in it is scored"
-        );
+        ));
     }
     emit(&format!(
         "ok: {}, {} ({})",
@@ -109,16 +109,18 @@ fn report(name: &str, error: &Error, json: bool) {
         return;
     }
     match error.violations() {
-        [one] if one.path == "body" => eprintln!("error: {name} {}", one.message),
+        [one] if one.path == "body" => warn(&format!("error: {name} {}", one.message)),
         violations => {
-            eprintln!(
+            let mut text = format!(
                 "error: {name} breaks the input contract ({}, {}):",
                 error.code(),
                 plural(violations.len(), "problem", "problems")
             );
             for v in violations {
-                eprintln!("  {v}");
+                text.push_str("\n  ");
+                text.push_str(&v.to_string());
             }
+            warn(&text);
         }
     }
 }
@@ -129,10 +131,15 @@ fn emit(text: &str) -> u8 {
         Ok(()) => OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => {
-            eprintln!("error: cannot write output: {e}");
+            warn(&format!("error: cannot write output: {e}"));
             INVALID
         }
     }
+}
+
+/// Writes one line to standard error; unlike `eprintln!`, a closed stderr is not a panic.
+fn warn(text: &str) {
+    let _ = writeln!(io::stderr().lock(), "{text}");
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

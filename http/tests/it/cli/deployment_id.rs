@@ -59,7 +59,7 @@ fn deployment_id_flag_conflicting_with_the_file_is_refused() {
 fn empty_deployment_id_flag_is_a_violation() {
     let (_dir, path) = request_without_deployment_id();
     let out = run(&["validate", "--deployment-id", ""], Some(&path), None);
-    assert_violations(&out, &path, &["deployment_id: must not be empty"]);
+    assert_violations(&out, &path, &["--deployment-id: must not be empty"]);
 }
 
 /// `--json` promises the envelope on stdout for every error, including this one.

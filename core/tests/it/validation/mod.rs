@@ -560,155 +560,91 @@ fn error_envelope_lists_every_violation() {
     );
 }
 
-mod body {
-    use super::*;
+mod body;
+mod drift;
+mod json_lines;
 
-    fn body_error(bytes: &[u8]) -> String {
-        let err = validate::ingest_request_bytes(bytes, &Options::default()).expect_err("invalid");
-        assert_eq!(err.code(), ErrorCode::ValidationError);
-        let [v] = err.violations() else {
-            panic!("expected one violation, got {:?}", err.violations())
-        };
-        assert_eq!(v.path, "body");
-        v.message.clone()
-    }
-
-    #[test]
-    fn empty_body() {
-        assert_eq!(body_error(b"  \n"), "is empty; expected a JSON object");
-    }
-
-    #[test]
-    fn not_json() {
-        assert_eq!(
-            body_error(b"hello"),
-            "is not valid JSON: expected value at line 1 column 1"
-        );
-    }
-
-    #[test]
-    fn not_utf8() {
-        assert_eq!(
-            body_error(b"{\"a\": \"\xff\"}"),
-            "is not valid UTF-8 (invalid byte at offset 7)"
-        );
-    }
-
-    #[test]
-    fn over_16_mib() {
-        let big = vec![b' '; 16 * 1024 * 1024 + 1];
-        assert_eq!(
-            body_error(&big),
-            "is 16777217 bytes; the limit is 16777216 bytes (16 MiB)"
-        );
-    }
+#[test]
+fn leap_second_is_only_real_at_the_end_of_a_utc_day() {
+    let ok = validate::ingest_request(
+        &with_event_field("timestamp", Some(json!("2016-12-31T23:59:60Z"))),
+        &Options::default(),
+    );
+    assert!(ok.is_ok());
+    assert_eq!(
+        violations(&with_event_field(
+            "timestamp",
+            Some(json!("2026-06-30T12:00:60Z"))
+        )),
+        one(
+            "events[0].timestamp",
+            "\"2026-06-30T12:00:60Z\" is not a real date and time"
+        )
+    );
 }
 
-mod drift {
-    use super::*;
-
-    fn period(n: usize) -> Value {
-        json!({"label": "v1", "events": vec![event(); n]})
-    }
-
-    fn drift_violations(body: &Value) -> Vec<(String, String)> {
-        validate::drift_request(body)
-            .expect_err("invalid")
-            .violations()
-            .iter()
-            .map(|v| (v.path.clone(), v.message.clone()))
-            .collect()
-    }
-
-    #[test]
-    fn valid_drift_request_defaults_labels() {
-        let body = json!({"before": {"events": vec![event(); 5]}, "after": period(2000),
-                          "question": "  Did v2 frustrate users more? "});
-        let req = validate::drift_request(&body).expect("valid");
-        assert_eq!(req.before.label, "before");
-        assert_eq!(req.after.label, "v1");
-        assert_eq!(
-            req.question.as_deref(),
-            Some("Did v2 frustrate users more?")
-        );
-    }
-
-    #[test]
-    fn each_period_holds_5_to_2000_events() {
-        let body = json!({"before": period(4), "after": period(2001)});
-        assert_eq!(
-            drift_violations(&body),
-            vec![
-                (
-                    "before.events".to_owned(),
-                    "must hold 5 to 2000 events, got 4".to_owned()
-                ),
-                (
-                    "after.events".to_owned(),
-                    "must hold 5 to 2000 events, got 2001".to_owned()
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn periods_are_required_and_event_paths_are_nested() {
-        let mut p = period(5);
-        p["events"][2]["timestamp"] = json!("noon");
-        let body = json!({"after": p, "before_label": "v1"});
-        assert_eq!(
-            drift_violations(&body),
-            vec![
-                (
-                    "before_label".to_owned(),
-                    "unknown field; allowed fields are before, after, question, deployment_id (put the label in before.label)".to_owned()
-                ),
-                ("before".to_owned(), "is required".to_owned()),
-                (
-                    "after.events[2].timestamp".to_owned(),
-                    "must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got \"noon\"".to_owned()
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn question_must_not_be_blank() {
-        let body = json!({"before": period(5), "after": period(5), "question": " "});
-        assert_eq!(
-            drift_violations(&body),
-            vec![(
-                "question".to_owned(),
-                "must be 1 to 2000 characters after trimming, got 0".to_owned()
-            )]
-        );
-    }
+#[test]
+fn timestamps_must_stay_within_years_0000_to_9999_in_utc() {
+    assert_eq!(
+        violations(&with_event_field(
+            "timestamp",
+            Some(json!("9999-12-31T23:59:59-01:00"))
+        )),
+        one(
+            "events[0].timestamp",
+            "\"9999-12-31T23:59:59-01:00\" falls outside the years 0000 to 9999 in UTC"
+        )
+    );
 }
 
-mod json_lines {
-    use super::*;
+#[test]
+fn conversation_ids_must_not_use_the_auto_prefix() {
+    let message =
+        "must not start with \"auto:\", which marks conversations Undertone groups itself";
+    assert_eq!(
+        violations(&with_event_field("conversation_id", Some(json!("auto:x")))),
+        one("events[0].conversation_id", message)
+    );
+    assert_eq!(
+        violations(&with_event_field(
+            "metadata",
+            Some(json!({"conversation_id": "auto:x"}))
+        )),
+        one("events[0].metadata.conversation_id", message)
+    );
+}
 
-    #[test]
-    fn lines_become_events_and_bad_lines_are_named() {
-        let text = format!("{}\n\nnot json\n{}\n", event(), event());
-        let err = validate::ingest_request_json_lines(text.as_bytes(), "acme", &Options::default())
-            .expect_err("invalid");
-        let got: Vec<_> = err
-            .violations()
-            .iter()
-            .map(|v| (v.path.as_str(), v.message.as_str()))
-            .collect();
-        assert_eq!(
-            got,
-            vec![(
-                "events[1]",
-                "line 3 is not valid JSON: expected ident at line 1 column 2"
-            )]
-        );
-        let ok = format!("{}\n{}", event(), event());
-        let req = validate::ingest_request_json_lines(ok.as_bytes(), "acme", &Options::default())
-            .expect("valid");
-        assert_eq!(req.events.len(), 2);
-        assert_eq!(req.deployment_id, "acme");
-    }
+#[test]
+fn odd_field_names_are_quoted_in_paths() {
+    assert_eq!(
+        violations(&with_event_field("a.b\u{1b}[31m", Some(json!(1))))[0].0,
+        "events[0][\"a.b\\u{1b}[31m\"]"
+    );
+}
+
+#[test]
+fn listed_violations_are_capped() {
+    // Each `{}` event lacks three fields: 3003 violations in all.
+    let body = request_with(vec![json!({}); 1001]);
+    let got = violations(&body);
+    assert_eq!(got.len(), validate::MAX_LISTED_VIOLATIONS + 1);
+    assert_eq!(
+        got[0],
+        ("events[0].actor_id".to_owned(), "is required".to_owned())
+    );
+    assert_eq!(
+        got[validate::MAX_LISTED_VIOLATIONS],
+        (
+            "body".to_owned(),
+            "2003 more problems not listed (at most 1000 are)".to_owned()
+        )
+    );
+}
+
+#[test]
+fn too_many_events_are_not_checked_one_by_one() {
+    assert_eq!(
+        violations(&request_with(vec![json!({}); 6000])),
+        one("events", "must hold 1 to 5000 events, got 6000")
+    );
 }
