@@ -206,16 +206,32 @@ pub(crate) fn optional_id(
     key: &str,
     parent: &str,
 ) -> Result<Option<String>, ()> {
+    optional_checked(c, obj, key, parent, check_id)
+}
+
+/// Reads an optional string field that must pass `check` (`null` counts as absent).
+pub(crate) fn optional_checked(
+    c: &mut Collector,
+    obj: &Map<String, Value>,
+    key: &str,
+    parent: &str,
+    check: fn(&mut Collector, &str, &str) -> bool,
+) -> Result<Option<String>, ()> {
     let Some(v) = optional(obj, key) else {
         return Ok(None);
     };
     let path = join(parent, key);
     let s = as_str(c, v, &path).ok_or(())?;
-    if check_id(c, s, &path) {
+    if check(c, s, &path) {
         Ok(Some(s.to_owned()))
     } else {
         Err(())
     }
+}
+
+/// The message for an events array of the wrong length.
+pub(crate) fn count_message(min: usize, max: usize, got: usize) -> String {
+    format!("must hold {min} to {max} events, got {got}")
 }
 
 /// Checks message text: trimmed, non-empty, at most [`limits::CONTENT_MAX_BYTES`], no NUL.

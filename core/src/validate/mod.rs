@@ -18,8 +18,8 @@ use crate::error::{Error, Result, Violation};
 use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits};
 use fields::{
     Collector, as_str, check_content, check_conversation_id, check_id, check_metadata,
-    check_timestamp, join, optional, optional_id, quote, reject_unknown, required_id, required_str,
-    type_name,
+    check_timestamp, count_message, join, optional, optional_checked, optional_id, quote,
+    reject_unknown, required_id, required_str, type_name,
 };
 
 /// Fields an event may carry.
@@ -226,21 +226,13 @@ fn events(
         );
         return None;
     };
-    if items.len() > max {
-        // Checking each of too many events would only bury the one fix that matters.
-        c.push(
-            &path,
-            format!("must hold {min} to {max} events, got {}", items.len()),
-        );
-        return None;
-    }
-    let mut ok = true;
-    if items.len() < min {
-        c.push(
-            &path,
-            format!("must hold {min} to {max} events, got {}", items.len()),
-        );
-        ok = false;
+    let mut ok = (min..=max).contains(&items.len());
+    if !ok {
+        c.push(&path, count_message(min, max, items.len()));
+        if items.len() > max {
+            // Checking each of too many events would only bury the one fix that matters.
+            return None;
+        }
     }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -271,16 +263,7 @@ fn event_into(c: &mut Collector, value: &Value, path: &str) -> Option<Event> {
     let timestamp =
         required_str(c, obj, "timestamp", &ts_path).and_then(|s| check_timestamp(c, s, &ts_path));
     let context = optional_id(c, obj, "context", path);
-    let conversation_id = match optional(obj, "conversation_id") {
-        None => Ok(None),
-        Some(v) => {
-            let id_path = join(path, "conversation_id");
-            match as_str(c, v, &id_path) {
-                Some(s) if check_conversation_id(c, s, &id_path) => Ok(Some(s.to_owned())),
-                _ => Err(()),
-            }
-        }
-    };
+    let conversation_id = optional_checked(c, obj, "conversation_id", path, check_conversation_id);
     let metadata = match optional(obj, "metadata") {
         None => Some(None),
         Some(v) => check_metadata(c, v, &join(path, "metadata")).map(Some),
@@ -364,27 +347,33 @@ fn public_host(host: Option<Host<&str>>) -> bool {
 ///
 /// A leading UTF-8 byte order mark, as some editors write, is ignored (RFC 8259 §8.1).
 pub fn parse_body(bytes: &[u8]) -> Result<Value> {
-    let fail = |message: String| Err(Error::Validation(vec![Violation::new("body", message)]));
+    let text = body_text(bytes)?;
+    if text.trim().is_empty() {
+        return Err(body_error("is empty; expected a JSON object".to_owned()));
+    }
+    serde_json::from_str(text).map_err(|e| body_error(format!("is not valid JSON: {e}")))
+}
+
+/// The body as text: within the size limit, UTF-8, without a leading byte order mark.
+fn body_text(bytes: &[u8]) -> Result<&str> {
     if bytes.len() > limits::BODY_MAX_BYTES {
-        return fail(format!(
+        return Err(body_error(format!(
             "is {} bytes; the limit is {} bytes (16 MiB)",
             bytes.len(),
             limits::BODY_MAX_BYTES
-        ));
+        )));
     }
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t.strip_prefix(BOM).unwrap_or(t),
-        Err(e) => {
-            return fail(format!(
-                "is not valid UTF-8 (invalid byte at offset {})",
-                e.valid_up_to()
-            ));
-        }
-    };
-    if text.trim().is_empty() {
-        return fail("is empty; expected a JSON object".to_owned());
-    }
-    serde_json::from_str(text).or_else(|e| fail(format!("is not valid JSON: {e}")))
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        body_error(format!(
+            "is not valid UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
+    })?;
+    Ok(text.strip_prefix(BOM).unwrap_or(text))
+}
+
+fn body_error(message: String) -> Error {
+    Error::Validation(vec![Violation::new("body", message)])
 }
 
 /// The UTF-8 byte order mark.
@@ -409,29 +398,12 @@ pub fn ingest_request_json_lines(
     deployment_id: &str,
     options: &Options,
 ) -> Result<IngestRequest> {
-    if bytes.len() > limits::BODY_MAX_BYTES {
-        // Reuse the body rule and its message.
-        parse_body(bytes)?;
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Error::Validation(vec![Violation::new(
-            "body",
-            format!(
-                "is not valid UTF-8 (invalid byte at offset {})",
-                e.valid_up_to()
-            ),
-        )])
-    })?;
-    let text = text.strip_prefix(BOM).unwrap_or(text);
+    let text = body_text(bytes)?;
     let count = text.lines().filter(|l| !l.trim().is_empty()).count();
     if count > limits::INGEST_EVENTS_MAX {
         return Err(Error::Validation(vec![Violation::new(
             "events",
-            format!(
-                "must hold {} to {} events, got {count}",
-                limits::INGEST_EVENTS_MIN,
-                limits::INGEST_EVENTS_MAX
-            ),
+            count_message(limits::INGEST_EVENTS_MIN, limits::INGEST_EVENTS_MAX, count),
         )]));
     }
     let mut bad_lines = Vec::new();
