@@ -21,7 +21,10 @@
 
 pub mod assembly;
 pub mod error;
+pub mod eval;
+pub mod features;
 pub mod schema;
+pub mod score;
 pub mod validate;
 
 pub use assembly::{Assembly, Conversation, Role, Turn, assemble};

@@ -45,6 +45,9 @@ pub struct Options {
     /// non-public addresses (the server's `--allow-private-webhooks`; local development
     /// and tests only).
     pub allow_private_webhooks: bool,
+    /// Lift the API's event-count and body-size limits (local scoring from the CLI,
+    /// where files of a million events are normal). Every per-event rule still applies.
+    pub unlimited: bool,
 }
 
 /// Validates an ingest request body given as JSON.
@@ -74,13 +77,12 @@ pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest>
             .and_then(|s| check_webhook_url(&mut c, s, "webhook_url", options))
             .map(Some),
     };
-    let events = events(
-        &mut c,
-        obj,
-        "",
-        limits::INGEST_EVENTS_MIN,
-        limits::INGEST_EVENTS_MAX,
-    );
+    let max = if options.unlimited {
+        usize::MAX
+    } else {
+        limits::INGEST_EVENTS_MAX
+    };
+    let events = events(&mut c, obj, "", limits::INGEST_EVENTS_MIN, max);
     match (deployment_id, pipeline, webhook_url, events) {
         (Some(deployment_id), Some(pipeline), Some(webhook_url), Some(events)) if c.is_empty() => {
             Ok(IngestRequest {
@@ -347,7 +349,12 @@ fn public_host(host: Option<Host<&str>>) -> bool {
 ///
 /// A leading UTF-8 byte order mark, as some editors write, is ignored (RFC 8259 §8.1).
 pub fn parse_body(bytes: &[u8]) -> Result<Value> {
-    let text = body_text(bytes)?;
+    parse_body_with(bytes, &Options::default())
+}
+
+/// [`parse_body`] with options: `unlimited` lifts the size limit.
+pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
+    let text = body_text(bytes, options)?;
     if text.trim().is_empty() {
         return Err(body_error("is empty; expected a JSON object".to_owned()));
     }
@@ -355,8 +362,8 @@ pub fn parse_body(bytes: &[u8]) -> Result<Value> {
 }
 
 /// The body as text: within the size limit, UTF-8, without a leading byte order mark.
-fn body_text(bytes: &[u8]) -> Result<&str> {
-    if bytes.len() > limits::BODY_MAX_BYTES {
+fn body_text<'a>(bytes: &'a [u8], options: &Options) -> Result<&'a str> {
+    if bytes.len() > limits::BODY_MAX_BYTES && !options.unlimited {
         return Err(body_error(format!(
             "is {} bytes; the limit is {} bytes (16 MiB)",
             bytes.len(),
@@ -381,7 +388,7 @@ const BOM: &str = "\u{feff}";
 
 /// Parses and validates an ingest request from raw JSON bytes.
 pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestRequest> {
-    ingest_request(&parse_body(bytes)?, options)
+    ingest_request(&parse_body_with(bytes, options)?, options)
 }
 
 /// Parses and validates a drift request from raw JSON bytes.
@@ -398,9 +405,9 @@ pub fn ingest_request_json_lines(
     deployment_id: &str,
     options: &Options,
 ) -> Result<IngestRequest> {
-    let text = body_text(bytes)?;
+    let text = body_text(bytes, options)?;
     let count = text.lines().filter(|l| !l.trim().is_empty()).count();
-    if count > limits::INGEST_EVENTS_MAX {
+    if count > limits::INGEST_EVENTS_MAX && !options.unlimited {
         return Err(Error::Validation(vec![Violation::new(
             "events",
             count_message(limits::INGEST_EVENTS_MIN, limits::INGEST_EVENTS_MAX, count),

@@ -41,16 +41,22 @@ pub fn display_name(path: &Path) -> String {
 }
 
 /// Reads `path` (`-` for standard input) and validates it as an ingest request.
+///
+/// `unlimited` lifts the API's event-count and size limits (local scoring).
 pub fn load(
     path: &Path,
     format: Format,
     deployment_id: Option<&str>,
+    unlimited: bool,
 ) -> Result<IngestRequest, InputError> {
     if let Some(id) = deployment_id {
         validate::identifier(id, "--deployment-id").map_err(InputError::Invalid)?;
     }
-    let bytes = read_limited(path)?;
-    let options = Options::default();
+    let bytes = read_limited(path, unlimited)?;
+    let options = Options {
+        unlimited,
+        ..Options::default()
+    };
     let jsonl = match format {
         Format::Json => false,
         Format::Jsonl => true,
@@ -66,7 +72,7 @@ pub fn load(
         return validate::ingest_request_json_lines(&bytes, id, &options)
             .map_err(InputError::Invalid);
     }
-    let mut value = validate::parse_body(&bytes).map_err(InputError::Invalid)?;
+    let mut value = validate::parse_body_with(&bytes, &options).map_err(InputError::Invalid)?;
     if let (Some(id), Value::Object(obj)) = (deployment_id, &mut value) {
         match obj.get("deployment_id") {
             None | Some(Value::Null) => {
@@ -84,10 +90,19 @@ pub fn load(
     validate::ingest_request(&value, &options).map_err(InputError::Invalid)
 }
 
-/// Reads at most the body limit plus one byte, so a huge file is refused without loading it.
-fn read_limited(path: &Path) -> Result<Vec<u8>, InputError> {
+/// Reads at most the body limit plus one byte, so a huge file is refused without loading
+/// it; `unlimited` reads everything.
+fn read_limited(path: &Path, unlimited: bool) -> Result<Vec<u8>, InputError> {
     let fail = |e: io::Error| InputError::Read(format!("cannot read {}: {e}", display_name(path)));
     let mut bytes = Vec::new();
+    if unlimited {
+        if path == Path::new("-") {
+            io::stdin().read_to_end(&mut bytes).map_err(fail)?;
+        } else {
+            bytes = std::fs::read(path).map_err(fail)?;
+        }
+        return Ok(bytes);
+    }
     let limit = BODY_MAX_BYTES as u64 + 1;
     if path == Path::new("-") {
         io::stdin()

@@ -1,6 +1,8 @@
 //! The `undertone` command line.
 
 mod input;
+mod score;
+mod table;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -34,6 +36,12 @@ enum Command {
     Validate(InputArgs),
     /// Print the conversations assembled from an input file, as JSON.
     Conversations(InputArgs),
+    /// Score every human turn of an input file and print the result.
+    ///
+    /// JSON (`full_output = {pipeline, intelligence}`, or the condensed view) on
+    /// standard output, or a table for reading in a terminal. No event-count limit:
+    /// that is an API limit. Inputs over 100,000 events show progress on standard error.
+    Score(score::ScoreArgs),
 }
 
 #[derive(Debug, Args)]
@@ -45,7 +53,7 @@ struct InputArgs {
     #[arg(long)]
     deployment_id: Option<String>,
     /// Input layout.
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    #[arg(long, alias = "input-format", value_enum, default_value_t = Format::Auto)]
     format: Format,
     /// Print errors as the JSON error envelope `{"error":{"code","message","details"}}`
     /// on standard output instead of text on standard error.
@@ -59,29 +67,20 @@ pub fn main() -> ExitCode {
     let (args, print_conversations) = match &cli.command {
         Command::Validate(a) => (a, false),
         Command::Conversations(a) => (a, true),
+        Command::Score(a) => return ExitCode::from(score::run(a)),
     };
     ExitCode::from(run(args, print_conversations))
 }
 
 fn run(args: &InputArgs, print_conversations: bool) -> u8 {
-    let name = input::display_name(&args.file);
-    let request = match input::load(&args.file, args.format, args.deployment_id.as_deref()) {
-        Ok(r) => r,
-        Err(InputError::Read(line)) if args.json => {
-            let envelope = serde_json::json!({"error": {
-                "code": ErrorCode::ValidationError, "message": line, "details": []
-            }});
-            emit(&envelope.to_string());
-            return INVALID;
-        }
-        Err(InputError::Read(line)) => {
-            warn(&format!("error: {line}"));
-            return INVALID;
-        }
-        Err(InputError::Invalid(e)) => {
-            report(&name, &e, args.json);
-            return INVALID;
-        }
+    let Some(request) = load(
+        &args.file,
+        args.format,
+        args.deployment_id.as_deref(),
+        args.json,
+        false,
+    ) else {
+        return INVALID;
     };
     let assembly = assemble(&request.events, Some(&request.deployment_id));
     if print_conversations {
@@ -100,6 +99,36 @@ fn run(args: &InputArgs, print_conversations: bool) -> u8 {
         plural(assembly.conversation_count, "conversation", "conversations"),
         plural(assembly.human_turn_count, "human turn", "human turns"),
     ))
+}
+
+/// Loads and validates an input file, reporting any failure (as text or the JSON
+/// envelope); `None` means the caller exits with [`INVALID`].
+fn load(
+    file: &std::path::Path,
+    format: Format,
+    deployment_id: Option<&str>,
+    json: bool,
+    unlimited: bool,
+) -> Option<undertone_core::IngestRequest> {
+    let name = input::display_name(file);
+    match input::load(file, format, deployment_id, unlimited) {
+        Ok(r) => Some(r),
+        Err(InputError::Read(line)) if json => {
+            let envelope = serde_json::json!({"error": {
+                "code": ErrorCode::ValidationError, "message": line, "details": []
+            }});
+            emit(&envelope.to_string());
+            None
+        }
+        Err(InputError::Read(line)) => {
+            warn(&format!("error: {line}"));
+            None
+        }
+        Err(InputError::Invalid(e)) => {
+            report(&name, &e, json);
+            None
+        }
+    }
 }
 
 /// Prints a validation error: one line for a body-level problem, else one line per violation.

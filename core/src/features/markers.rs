@@ -1,0 +1,324 @@
+//! Phrase markers: one Aho-Corasick pass over a turn finds every lexicon phrase.
+//!
+//! The phrases live in `lexicons/markers.tsv` (category, weight, phrase). A match
+//! counts only on whole words, and not when a negator ("not", "never", "don't", …)
+//! stands within the three words before it ("not helpful" is not praise).
+
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::text::Text;
+
+/// A family of phrases that shows one thing about a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// Exasperation, impatience, complaint ("ridiculous", "waste of time").
+    Frustration,
+    /// Insults and profanity aimed at the AI or the service.
+    Insult,
+    /// Asking for a person ("talk to a human", "supervisor").
+    Escalation,
+    /// Saying the request was made before ("like I said", "again").
+    RepetitionClaim,
+    /// Telling the AI it got it wrong ("that's not what I asked").
+    Correction,
+    /// The problem is still there after the AI's suggestion ("didn't work").
+    ProblemPersists,
+    /// Asking the AI to back up a claim ("are you sure?", "source?").
+    Verification,
+    /// Thanks.
+    Gratitude,
+    /// The need was met ("that worked", "makes sense").
+    Resolution,
+    /// Writing the AI off ("you're useless", "forget it").
+    Dismissal,
+    /// About to leave ("I give up", "bye", "switching to").
+    GivingUp,
+    /// Handing the work or the thinking to the AI ("just do it for me").
+    Delegation,
+    /// Doing the work or the thinking oneself ("let me try", "explain why").
+    SelfEfficacy,
+    /// Not understanding the AI ("what do you mean", "I'm lost").
+    Comprehension,
+    /// Going along with the AI ("ok", "will do", "if you say so").
+    Acceptance,
+    /// The AI apologises or concedes an error.
+    AiApology,
+    /// The AI refuses or says it cannot.
+    AiRefusal,
+    /// The AI does not know or did not understand.
+    AiUnknown,
+    /// The AI hedges ("might", "I'm not certain").
+    AiHedge,
+    /// The AI offers a person or another channel.
+    AiEscalationOffer,
+    /// The AI points elsewhere instead of answering ("see our FAQ").
+    AiDeflection,
+    /// The AI closes the conversation ("anything else?", "glad I could help").
+    AiClosing,
+}
+
+impl Category {
+    /// Every category, in index order.
+    pub const ALL: [Category; 22] = [
+        Category::Frustration,
+        Category::Insult,
+        Category::Escalation,
+        Category::RepetitionClaim,
+        Category::Correction,
+        Category::ProblemPersists,
+        Category::Verification,
+        Category::Gratitude,
+        Category::Resolution,
+        Category::Dismissal,
+        Category::GivingUp,
+        Category::Delegation,
+        Category::SelfEfficacy,
+        Category::Comprehension,
+        Category::Acceptance,
+        Category::AiApology,
+        Category::AiRefusal,
+        Category::AiUnknown,
+        Category::AiHedge,
+        Category::AiEscalationOffer,
+        Category::AiDeflection,
+        Category::AiClosing,
+    ];
+
+    /// The category's name in `markers.tsv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Frustration => "frustration",
+            Category::Insult => "insult",
+            Category::Escalation => "escalation",
+            Category::RepetitionClaim => "repetition_claim",
+            Category::Correction => "correction",
+            Category::ProblemPersists => "problem_persists",
+            Category::Verification => "verification",
+            Category::Gratitude => "gratitude",
+            Category::Resolution => "resolution",
+            Category::Dismissal => "dismissal",
+            Category::GivingUp => "giving_up",
+            Category::Delegation => "delegation",
+            Category::SelfEfficacy => "self_efficacy",
+            Category::Comprehension => "comprehension",
+            Category::Acceptance => "acceptance",
+            Category::AiApology => "ai_apology",
+            Category::AiRefusal => "ai_refusal",
+            Category::AiUnknown => "ai_unknown",
+            Category::AiHedge => "ai_hedge",
+            Category::AiEscalationOffer => "ai_escalation_offer",
+            Category::AiDeflection => "ai_deflection",
+            Category::AiClosing => "ai_closing",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Number of categories.
+pub const CATEGORY_COUNT: usize = Category::ALL.len();
+
+/// The marker lexicon, compiled in.
+const MARKERS_TSV: &str = include_str!("../../lexicons/markers.tsv");
+
+/// Words that cancel a marker when they stand within three words before it.
+const NEGATORS: [&str; 16] = [
+    "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't", "can't",
+    "cannot", "won't", "hardly", "nothing", "without", "nor",
+];
+
+struct Lexicon {
+    automaton: AhoCorasick,
+    /// Per pattern: the phrase and every (category, weight) it belongs to.
+    patterns: Vec<(&'static str, Vec<(Category, f32)>)>,
+    /// Per pattern: whether the phrase itself contains a negator, so it is not cancelled.
+    self_negated: Vec<bool>,
+}
+
+static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
+    let mut patterns: Vec<(&'static str, Vec<(Category, f32)>)> = Vec::new();
+    for (n, line) in MARKERS_TSV.lines().enumerate() {
+        let line = line.trim_end();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut cols = line.split('\t');
+        let (Some(cat), Some(weight), Some(phrase), None) =
+            (cols.next(), cols.next(), cols.next(), cols.next())
+        else {
+            panic!(
+                "markers.tsv line {}: expected 3 tab-separated columns",
+                n + 1
+            );
+        };
+        let cat = Category::parse(cat)
+            .unwrap_or_else(|| panic!("markers.tsv line {}: unknown category {cat}", n + 1));
+        let weight: f32 = weight
+            .parse()
+            .unwrap_or_else(|_| panic!("markers.tsv line {}: bad weight {weight}", n + 1));
+        match patterns.iter_mut().find(|(p, _)| *p == phrase) {
+            Some((_, cats)) => cats.push((cat, weight)),
+            None => patterns.push((phrase, vec![(cat, weight)])),
+        }
+    }
+    let automaton = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .build(patterns.iter().map(|(p, _)| *p))
+        .expect("marker phrases build an automaton");
+    let self_negated = patterns
+        .iter()
+        .map(|(p, _)| {
+            p.split(|c: char| !c.is_alphanumeric() && c != '\'')
+                .any(|w| NEGATORS.contains(&w))
+        })
+        .collect();
+    Lexicon {
+        automaton,
+        patterns,
+        self_negated,
+    }
+});
+
+/// What the marker lexicon found in one text.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Markers {
+    /// Per category: combined strength in [0, 1] (noisy-or of the matched phrases' weights).
+    strength: [f32; CATEGORY_COUNT],
+    /// Per category: the strongest matched phrase.
+    phrase: [Option<&'static str>; CATEGORY_COUNT],
+    /// Per category: the weight of `phrase`.
+    phrase_weight: [f32; CATEGORY_COUNT],
+}
+
+impl Markers {
+    /// Finds every marker phrase in `text`.
+    pub fn find(text: &Text) -> Markers {
+        let lex = &*LEXICON;
+        let mut m = Markers::default();
+        for hit in lex.automaton.find_overlapping_iter(&text.lower) {
+            let (start, end) = (hit.start(), hit.end());
+            if !text.on_word_boundaries(start, end) {
+                continue;
+            }
+            let id = hit.pattern().as_usize();
+            if !lex.self_negated[id] && negated_before(text, start) {
+                continue;
+            }
+            let (phrase, cats) = &lex.patterns[id];
+            for &(cat, w) in cats {
+                let i = cat.index();
+                let before = m.strength[i];
+                m.strength[i] = 1.0 - (1.0 - before) * (1.0 - w);
+                if w > m.phrase_weight[i] {
+                    m.phrase[i] = Some(phrase);
+                    m.phrase_weight[i] = w;
+                }
+            }
+        }
+        m
+    }
+
+    /// Combined strength of `category` in [0, 1]; 0 when nothing matched.
+    pub fn get(&self, category: Category) -> f64 {
+        f64::from(self.strength[category.index()])
+    }
+
+    /// The strongest phrase of `category` that matched.
+    pub fn phrase(&self, category: Category) -> Option<&'static str> {
+        self.phrase[category.index()]
+    }
+
+    /// Whether any phrase of `category` matched.
+    pub fn has(&self, category: Category) -> bool {
+        self.strength[category.index()] > 0.0
+    }
+}
+
+/// Whether a negator is among the three words that end before byte `start`.
+fn negated_before(text: &Text, start: usize) -> bool {
+    let first_after = text.spans.partition_point(|&(s, _)| (s as usize) < start);
+    let from = first_after.saturating_sub(3);
+    (from..first_after).any(|i| NEGATORS.contains(&text.word(i)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(s: &str) -> Markers {
+        Markers::find(&Text::new(s))
+    }
+
+    #[test]
+    fn every_lexicon_line_parses_and_categories_round_trip() {
+        assert!(LEXICON.patterns.len() > 400);
+        for c in Category::ALL {
+            assert_eq!(Category::parse(c.as_str()), Some(c));
+            assert!(
+                LEXICON
+                    .patterns
+                    .iter()
+                    .any(|(_, cats)| cats.iter().any(|(k, _)| *k == c)),
+                "{} has no phrases",
+                c.as_str()
+            );
+        }
+    }
+
+    #[test]
+    fn escalation_request_is_found_case_insensitively() {
+        let m = find("Let me TALK TO A HUMAN now");
+        assert_eq!(m.get(Category::Escalation), 1.0);
+        assert_eq!(m.phrase(Category::Escalation), Some("talk to a human"));
+        assert!(!m.has(Category::Gratitude));
+    }
+
+    #[test]
+    fn negation_cancels_praise_but_not_self_negated_phrases() {
+        let m = find("that was not helpful");
+        assert!(!m.has(Category::Resolution));
+        assert!(m.has(Category::ProblemPersists));
+        let m = find("I don't understand");
+        assert_eq!(m.get(Category::Comprehension), 1.0);
+    }
+
+    #[test]
+    fn whole_words_only() {
+        assert!(!find("the border is open").has(Category::Acceptance));
+        assert!(!find("mythanks").has(Category::Gratitude));
+        assert!(find("ok!").has(Category::Acceptance));
+    }
+
+    #[test]
+    fn strengths_combine_as_noisy_or() {
+        let one = find("thanks").get(Category::Gratitude);
+        let two = find("thanks, I appreciate it").get(Category::Gratitude);
+        assert_eq!(one, 1.0);
+        assert!(two <= 1.0);
+        let f1 = find("this is annoying").get(Category::Frustration);
+        let f2 = find("this is annoying and ridiculous").get(Category::Frustration);
+        assert!(f2 > f1, "{f2} > {f1}");
+        assert!((f1 - 0.7).abs() < 1e-6);
+    }
+
+    #[test]
+    fn curly_apostrophes_match() {
+        assert!(find("that’s not what I asked").has(Category::Correction));
+    }
+
+    #[test]
+    fn ai_markers() {
+        let m = find("I'm sorry, I can't help with that. Let me connect you with a human agent.");
+        assert!(m.has(Category::AiApology));
+        assert!(m.has(Category::AiRefusal));
+        assert!(m.has(Category::AiEscalationOffer));
+    }
+}

@@ -1,0 +1,181 @@
+//! One pass over a turn's text: lowercase copy, word spans, shouting and punctuation counts.
+//!
+//! Every other signal reads this instead of re-scanning the text, which keeps scoring
+//! at a few microseconds per turn.
+
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHasher;
+
+/// A turn's text prepared for the signal functions.
+#[derive(Debug, Clone, Default)]
+pub struct Text {
+    /// The text lowercased, with typographic apostrophes (’ ‘) turned into `'`.
+    pub lower: String,
+    /// Byte ranges of the words in `lower`: runs of letters, digits and inner apostrophes.
+    pub spans: Vec<(u32, u32)>,
+    /// For each word, whether it was written in capitals (two or more letters, none lower).
+    pub shouted: Vec<bool>,
+    /// Number of `!` characters.
+    pub exclamations: u32,
+    /// Number of `?` characters.
+    pub questions: u32,
+    /// Whether the text, ignoring trailing spaces and emoji, ends with `?`.
+    pub ends_with_question: bool,
+    /// Characters in the original text.
+    pub chars: u32,
+}
+
+impl Text {
+    /// Prepares `raw` for the signal functions.
+    pub fn new(raw: &str) -> Text {
+        let mut t = Text {
+            lower: String::with_capacity(raw.len()),
+            ..Text::default()
+        };
+        let mut word_start: Option<usize> = None;
+        let mut letters = 0u32;
+        let mut uppers = 0u32;
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            t.chars += 1;
+            let c = if c == '\u{2019}' || c == '\u{2018}' {
+                '\''
+            } else {
+                c
+            };
+            match c {
+                '!' => t.exclamations += 1,
+                '?' => t.questions += 1,
+                _ => {}
+            }
+            // An apostrophe is part of a word only between two word characters ("don't").
+            let inner_apostrophe = c == '\''
+                && word_start.is_some()
+                && chars.peek().is_some_and(|n| n.is_alphanumeric());
+            if c.is_alphanumeric() || inner_apostrophe {
+                if word_start.is_none() {
+                    word_start = Some(t.lower.len());
+                    letters = 0;
+                    uppers = 0;
+                }
+                if c.is_alphabetic() {
+                    letters += 1;
+                    if c.is_uppercase() {
+                        uppers += 1;
+                    }
+                }
+            } else if let Some(start) = word_start.take() {
+                t.push_word(start, letters, uppers);
+            }
+            if c.is_uppercase() {
+                t.lower.extend(c.to_lowercase());
+            } else {
+                t.lower.push(c);
+            }
+        }
+        if let Some(start) = word_start {
+            t.push_word(start, letters, uppers);
+        }
+        t.ends_with_question = raw
+            .trim_end_matches(|c: char| c.is_whitespace() || !c.is_ascii() && !c.is_alphanumeric())
+            .ends_with('?');
+        t
+    }
+
+    fn push_word(&mut self, start: usize, letters: u32, uppers: u32) {
+        // Offsets fit in u32: content is at most 32 KiB by contract, and longer CLI
+        // input is still far below 4 GiB per turn.
+        self.spans.push((start as u32, self.lower.len() as u32));
+        self.shouted.push(letters >= 2 && uppers == letters);
+    }
+
+    /// The `i`-th word, lowercased.
+    pub fn word(&self, i: usize) -> &str {
+        let (s, e) = self.spans[i];
+        &self.lower[s as usize..e as usize]
+    }
+
+    /// The words, lowercased, in order.
+    pub fn words(&self) -> impl Iterator<Item = &str> + '_ {
+        self.spans
+            .iter()
+            .map(|&(s, e)| &self.lower[s as usize..e as usize])
+    }
+
+    /// Number of words.
+    pub fn word_count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Share of words (of at least two letters) written in capitals, when there are at
+    /// least three words; shorter texts ("OK", "NO") are not shouting.
+    pub fn shouting_share(&self) -> f64 {
+        if self.spans.len() < 3 {
+            return 0.0;
+        }
+        let shouted = self.shouted.iter().filter(|&&s| s).count();
+        shouted as f64 / self.spans.len() as f64
+    }
+
+    /// Whether the byte range `start..end` of `lower` starts and ends on word boundaries.
+    pub fn on_word_boundaries(&self, start: usize, end: usize) -> bool {
+        let before = self.lower[..start].chars().next_back();
+        let after = self.lower[end..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+/// A fast, deterministic hash of a word, for set comparisons between turns.
+pub fn word_hash(word: &str) -> u64 {
+    let mut h = FxHasher::default();
+    word.hash(&mut h);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_lowercased_with_inner_apostrophes() {
+        let t = Text::new("I DON’T want THIS, 'ok'?");
+        let words: Vec<&str> = t.words().collect();
+        assert_eq!(words, ["i", "don't", "want", "this", "ok"]);
+        assert_eq!(t.shouted, [false, true, false, true, false]);
+        assert_eq!(t.questions, 1);
+        assert!(t.ends_with_question);
+        assert_eq!(t.lower, "i don't want this, 'ok'?");
+    }
+
+    #[test]
+    fn shouting_needs_three_words() {
+        assert_eq!(Text::new("NO").shouting_share(), 0.0);
+        assert_eq!(Text::new("WHY IS THIS BROKEN").shouting_share(), 1.0);
+        assert_eq!(Text::new("why is THIS broken").shouting_share(), 0.25);
+    }
+
+    #[test]
+    fn question_at_end_ignores_trailing_emoji() {
+        assert!(Text::new("really? 🙄 ").ends_with_question);
+        assert!(!Text::new("why? fine.").ends_with_question);
+    }
+
+    #[test]
+    fn word_boundaries() {
+        let t = Text::new("unhelpful help");
+        assert!(!t.on_word_boundaries(2, 6));
+        assert!(t.on_word_boundaries(10, 14));
+    }
+
+    #[test]
+    fn non_ascii_case_folding_keeps_spans_aligned() {
+        let t = Text::new("İSTANBUL ÇOK güzel");
+        assert_eq!(t.word_count(), 3);
+        assert_eq!(t.word(2), "güzel");
+    }
+}

@@ -1,0 +1,68 @@
+//! The request-level Layer Z: every conversation counts once.
+
+use super::conversation::ConversationResult;
+use super::layer_z::{Dimension, DimensionScore, Evidence, LayerZ, TrustMode, sort_evidence};
+use super::parts::saturate;
+
+/// Rolls conversation results up into one Layer Z for the request.
+pub fn aggregate(conversations: &[ConversationResult]) -> LayerZ {
+    LayerZ::from_fn(|d| dimension(conversations, d))
+}
+
+fn dimension(conversations: &[ConversationResult], d: Dimension) -> DimensionScore {
+    let scored: Vec<&DimensionScore> = conversations
+        .iter()
+        .filter(|c| !c.turns.is_empty())
+        .map(|c| c.layer_z.get(d))
+        .collect();
+    if scored.is_empty() {
+        let empty = match d.direction() {
+            super::layer_z::Direction::HigherIsBetter => 1.0,
+            super::layer_z::Direction::HigherIsWorse => 0.0,
+        };
+        let mut s = DimensionScore::new(d, empty, 0.0, Vec::new());
+        if d == Dimension::TrustCalibration {
+            s.mode = Some(TrustMode::Calibrated);
+        }
+        return s;
+    }
+    let n = scored.len() as f64;
+    let score = scored.iter().map(|s| s.score).sum::<f64>() / n;
+    let mean_confidence = scored.iter().map(|s| s.confidence).sum::<f64>() / n;
+    // More conversations, more confidence: 1 → 0.33, 5 → 0.86, 20+ → ~1 (times their own).
+    let confidence = mean_confidence * saturate(n, 0.4);
+    let mut evidence: Vec<Evidence> = scored
+        .iter()
+        .flat_map(|s| s.evidence.iter().cloned())
+        .collect();
+    // Each conversation weighs 1/n in the mean.
+    for e in &mut evidence {
+        e.contribution /= n;
+    }
+    sort_evidence(&mut evidence);
+    let mut out = DimensionScore::new(d, score, confidence, evidence);
+    if d == Dimension::TrustCalibration {
+        out.mode = Some(trust_mode(&scored));
+    }
+    out
+}
+
+/// The mode of the request: the failure mode that carries more risk across conversations.
+fn trust_mode(scored: &[&DimensionScore]) -> TrustMode {
+    let (mut over, mut under) = (0.0, 0.0);
+    for s in scored {
+        match s.mode {
+            Some(TrustMode::OverTrust) => over += s.risk,
+            Some(TrustMode::UnderTrust) => under += s.risk,
+            _ => {}
+        }
+    }
+    let total: f64 = scored.iter().map(|s| s.risk).sum();
+    if over.max(under) < 0.25 * total.max(1e-9) || over.max(under) == 0.0 {
+        TrustMode::Calibrated
+    } else if over >= under {
+        TrustMode::OverTrust
+    } else {
+        TrustMode::UnderTrust
+    }
+}

@@ -1,0 +1,105 @@
+//! Dependency drift over time: the slope of each person's delegation across their
+//! conversations, oldest first (DESIGN.md §3).
+
+use std::collections::BTreeMap;
+
+use super::conversation::Draft;
+use super::layer_z::{Dimension, DimensionScore, Evidence, clamp01};
+
+/// Weight of the person's average dependency level.
+const LEVEL_WEIGHT: f64 = 0.6;
+/// Weight of the change across the person's conversations (slope × span).
+const CHANGE_WEIGHT: f64 = 1.0;
+
+/// Replaces each conversation's dependency with its person's trend up to and including
+/// that conversation. With one conversation the level alone counts, at low confidence.
+pub fn apply(drafts: &mut [Draft]) {
+    // Conversations by their first human actor, in time order (then input order).
+    let mut by_actor: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let actors: Vec<Option<String>> = drafts
+        .iter()
+        .map(|d| d.result.human_actor_ids.first().cloned())
+        .collect();
+    for (i, a) in actors.iter().enumerate() {
+        if let Some(a) = a {
+            by_actor.entry(a.as_str()).or_default().push(i);
+        }
+    }
+    let mut updates = Vec::new();
+    for (actor, mut idx) in by_actor {
+        idx.sort_by_key(|&i| (drafts[i].result.started_at, i));
+        for k in 0..idx.len() {
+            let history: Vec<f64> = idx[..=k]
+                .iter()
+                .map(|&i| drafts[i].dependency_level)
+                .collect();
+            let i = idx[k];
+            let level = history.iter().sum::<f64>() / history.len() as f64;
+            let slope = slope(&history);
+            let change = slope * (history.len() as f64 - 1.0);
+            let score = clamp01(LEVEL_WEIGHT * level + CHANGE_WEIGHT * change);
+            let id = drafts[i].result.conversation_id.clone();
+            let at = drafts[i].result.turns.first().map_or(0, |t| t.event_index);
+            let mut evidence = drafts[i].result.layer_z.dependency_drift.evidence.clone();
+            evidence.push(Evidence {
+                signal: "dependency_level",
+                event_index: at,
+                conversation_id: Some(id.clone()),
+                contribution: LEVEL_WEIGHT * level,
+                detail: Some(format!(
+                    "mean delegation level {level:.2} over {} conversation(s) of {actor}",
+                    history.len()
+                )),
+            });
+            if history.len() > 1 {
+                evidence.push(Evidence {
+                    signal: "dependency_trend",
+                    event_index: at,
+                    conversation_id: Some(id),
+                    contribution: CHANGE_WEIGHT * change,
+                    detail: Some(format!("slope {slope:+.3} per conversation")),
+                });
+            }
+            // Confidence grows with the number of conversations: 1 → 0.25, 3 → 0.6, 6+ → ~0.85.
+            let base = drafts[i].result.layer_z.frustration_buildup.confidence;
+            let confidence =
+                base * (0.25 + 0.65 * (1.0 - (-(history.len() as f64 - 1.0) / 2.0).exp()));
+            updates.push((
+                i,
+                DimensionScore::new(Dimension::DependencyDrift, score, confidence, evidence),
+            ));
+        }
+    }
+    for (i, d) in updates {
+        drafts[i].result.layer_z.dependency_drift = d;
+    }
+}
+
+/// Least-squares slope of `y` against 0, 1, 2, …; 0 for fewer than two points.
+pub fn slope(y: &[f64]) -> f64 {
+    let n = y.len() as f64;
+    if y.len() < 2 {
+        return 0.0;
+    }
+    let mx = (n - 1.0) / 2.0;
+    let my = y.iter().sum::<f64>() / n;
+    let (mut num, mut den) = (0.0, 0.0);
+    for (x, v) in y.iter().enumerate() {
+        let dx = x as f64 - mx;
+        num += dx * (v - my);
+        den += dx * dx;
+    }
+    num / den
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slope_of_a_line() {
+        assert_eq!(slope(&[0.1]), 0.0);
+        assert!((slope(&[0.1, 0.3, 0.5]) - 0.2).abs() < 1e-12);
+        assert!((slope(&[0.5, 0.3, 0.1]) + 0.2).abs() < 1e-12);
+    }
+}

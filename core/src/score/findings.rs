@@ -1,0 +1,362 @@
+//! Findings in plain words: a summary, recommendations tied to evidence, and a
+//! measurable prediction a later drift comparison can confirm or refute.
+//!
+//! Findings describe the deployment (what the AI does to people), never an individual.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::archetype::Environment;
+use super::conversation::ConversationResult;
+use super::layer_z::{Band, Dimension, Evidence, LayerZ, TrustMode};
+
+/// What a product manager reads first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Findings {
+    /// 3–5 sentences with numbers.
+    pub plain_summary: String,
+    /// Specific actions, each tied to a conversation and turn.
+    pub plain_recommendations: Vec<String>,
+    /// The most important finding.
+    pub key_finding: String,
+    /// Whether `prediction` states a measurable claim.
+    pub falsifiable: bool,
+    /// The measurable claim, when there is a finding to act on.
+    pub prediction: Option<String>,
+    /// The first recommendation.
+    pub recommendation: String,
+}
+
+/// Writes the findings for a scored request.
+pub fn findings(
+    deployment_id: &str,
+    environment: &Environment,
+    layer_z: &LayerZ,
+    conversations: &[ConversationResult],
+) -> Findings {
+    let scored: Vec<&ConversationResult> = conversations
+        .iter()
+        .filter(|c| !c.turns.is_empty())
+        .collect();
+    let n = scored.len();
+    let turns: usize = scored.iter().map(|c| c.turns.len()).sum();
+    let resolved = scored.iter().filter(|c| c.resolved).count();
+    let abandoned = scored.iter().filter(|c| c.abandoned).count();
+    let broken = |d: Dimension| {
+        scored
+            .iter()
+            .filter(|c| c.layer_z.get(d).band == Band::Broken)
+            .count()
+    };
+
+    // Dimensions by risk, worst first; dependency only counts with enough confidence.
+    let mut ranked: Vec<Dimension> = Dimension::ALL
+        .into_iter()
+        .filter(|&d| d != Dimension::DependencyDrift || layer_z.get(d).confidence >= 0.3)
+        .collect();
+    ranked.sort_by(|a, b| {
+        let (ra, rb) = (layer_z.get(*a).risk, layer_z.get(*b).risk);
+        let (ba, bb) = (broken(*a), broken(*b));
+        bb.cmp(&ba).then(rb.total_cmp(&ra)).then(a.cmp(b))
+    });
+    let concerns: Vec<Dimension> = ranked
+        .iter()
+        .copied()
+        .filter(|&d| layer_z.get(d).band != Band::Healthy || broken(d) > 0)
+        .collect();
+
+    let mut summary = vec![format!(
+        "Undertone scored {turns} human {} in {n} {} of deployment {deployment_id} (looks like a {} deployment, confidence {:.2}).",
+        plural(turns, "turn", "turns"),
+        plural(n, "conversation", "conversations"),
+        environment.archetype.as_str().replace('_', " "),
+        environment.confidence,
+    )];
+    summary.push(format!(
+        "{resolved} of {n} {} ended resolved and {abandoned} {} abandoned.",
+        plural(n, "conversation", "conversations"),
+        if abandoned == 1 { "looks" } else { "look" },
+    ));
+    let f = &layer_z.frustration_buildup;
+    let t = &layer_z.trust_calibration;
+    summary.push(format!(
+        "Frustration buildup is {:.2} ({}), trust calibration {:.2} ({}{}), silent-abandonment risk {:.2} ({}).",
+        f.score,
+        f.band.as_str(),
+        t.score,
+        t.band.as_str(),
+        match t.mode {
+            Some(TrustMode::OverTrust) => ", leaning to over-trust",
+            Some(TrustMode::UnderTrust) => ", leaning to under-trust",
+            _ => "",
+        },
+        layer_z.silent_abandonment_risk.score,
+        layer_z.silent_abandonment_risk.band.as_str(),
+    ));
+
+    let mut recommendations = Vec::new();
+    for &d in concerns.iter().take(3) {
+        if let Some(e) = layer_z
+            .get(d)
+            .evidence
+            .iter()
+            .find(|e| e.contribution > 0.0)
+        {
+            recommendations.push(recommend(d, e));
+        }
+    }
+    recommendations.dedup();
+
+    let (key_finding, falsifiable, prediction) = match concerns.first() {
+        Some(&d) => {
+            let s = layer_z.get(d);
+            let k = broken(d);
+            let driver = s
+                .evidence
+                .iter()
+                .find(|e| e.contribution > 0.0)
+                .map(|e| format!("; the strongest driver is {}", describe(e)))
+                .unwrap_or_default();
+            summary.push(format!(
+                "The biggest concern is {}: {k} of {n} {} in the broken band.",
+                d.as_str().replace('_', " "),
+                if k == 1 {
+                    "conversations is"
+                } else {
+                    "conversations are"
+                },
+            ));
+            let key = format!(
+                "{} is {:.2} ({}) across {n} {}, with {k} in the broken band{driver}.",
+                capitalise(&d.as_str().replace('_', " ")),
+                s.score,
+                s.band.as_str(),
+                plural(n, "conversation", "conversations"),
+            );
+            let share = if n == 0 {
+                0.0
+            } else {
+                100.0 * k as f64 / n as f64
+            };
+            let target = (share / 2.0).floor();
+            let prediction = format!(
+                "If the first recommendation is applied, a drift comparison on the same flows will show {} {} (median per-conversation score {} than {:.2}) and the share of conversations in the broken band falls from {share:.0}% to {target:.0}% or less.",
+                d.as_str(),
+                match d.direction() {
+                    super::layer_z::Direction::HigherIsBetter => "improving",
+                    super::layer_z::Direction::HigherIsWorse => "falling",
+                },
+                match d.direction() {
+                    super::layer_z::Direction::HigherIsBetter => "higher",
+                    super::layer_z::Direction::HigherIsWorse => "lower",
+                },
+                s.score,
+            );
+            (key, true, Some(prediction))
+        }
+        None => {
+            let worst = ranked
+                .first()
+                .copied()
+                .unwrap_or(Dimension::FrustrationBuildup);
+            summary.push(format!(
+                "No dimension is in the watch or broken band; the highest risk is {} at {:.2}.",
+                worst.as_str().replace('_', " "),
+                layer_z.get(worst).risk,
+            ));
+            (
+                format!(
+                    "All dimensions are healthy across {n} {}; the highest risk is {} at {:.2}.",
+                    plural(n, "conversation", "conversations"),
+                    worst.as_str(),
+                    layer_z.get(worst).risk
+                ),
+                false,
+                None,
+            )
+        }
+    };
+    if recommendations.is_empty() {
+        recommendations.push(
+            "Keep this deployment as the baseline: compare the next model or prompt version against it with a drift run."
+                .to_owned(),
+        );
+    }
+    Findings {
+        plain_summary: summary.join(" "),
+        recommendation: recommendations[0].clone(),
+        plain_recommendations: recommendations,
+        key_finding,
+        falsifiable,
+        prediction,
+    }
+}
+
+/// Where a piece of evidence was seen, for a reader.
+fn locate(e: &Evidence) -> String {
+    match &e.conversation_id {
+        Some(c) => format!("conversation {c}, event {}", e.event_index),
+        None => format!("event {}", e.event_index),
+    }
+}
+
+fn describe(e: &Evidence) -> String {
+    let label = signal_label(e.signal);
+    match &e.detail {
+        Some(d) => format!("{label} ({d}; {})", locate(e)),
+        None => format!("{label} ({})", locate(e)),
+    }
+}
+
+/// A reader's name for a signal.
+pub fn signal_label(signal: &str) -> &str {
+    SIGNAL_LABELS
+        .iter()
+        .find(|(s, _)| *s == signal)
+        .map_or(signal, |(_, l)| l)
+}
+
+const SIGNAL_LABELS: [(&str, &str); 30] = [
+    ("negative_affect", "negative wording"),
+    ("frustration_markers", "exasperated wording"),
+    ("insult", "insults"),
+    ("shouting", "writing in capitals"),
+    ("exclamation", "exclamation marks"),
+    ("repeated_question_marks", "repeated question marks"),
+    ("repetition", "people repeating an earlier request"),
+    ("repetition_claim", "people saying they already asked"),
+    ("correction", "people correcting the AI"),
+    ("problem_persists", "suggested fixes not working"),
+    ("escalation_request", "requests for a person"),
+    ("dismissal", "people writing the AI off"),
+    ("giving_up", "people giving up"),
+    (
+        "comprehension_trouble",
+        "people not understanding the answer",
+    ),
+    ("ai_failure", "the AI failing in the turn before"),
+    ("ai_failure_history", "repeated AI failures"),
+    (
+        "acceptance_after_hedge",
+        "accepting a hedged or failed answer without checking",
+    ),
+    (
+        "delegation_after_error",
+        "handing work to the AI right after it erred",
+    ),
+    (
+        "dismissal_without_failure",
+        "dismissing answers that showed no failure",
+    ),
+    (
+        "premature_escalation",
+        "asking for a person before the AI had a chance",
+    ),
+    ("delegation", "handing the work to the AI"),
+    (
+        "dependency_trend",
+        "delegation growing over a person's conversations",
+    ),
+    (
+        "escalation_not_offered",
+        "no person offered after a request for one",
+    ),
+    (
+        "escalation_unanswered",
+        "a request for a person left unanswered",
+    ),
+    (
+        "repeated_escalation_request",
+        "repeated requests for a person",
+    ),
+    (
+        "unresolved_ending",
+        "conversations ending without resolution",
+    ),
+    (
+        "left_after_ai_failure",
+        "people leaving after a failed AI reply",
+    ),
+    ("unanswered_last_question", "last questions left unanswered"),
+    ("bare_question", "bare \"?\" replies"),
+    (
+        "asks_again_after_answer",
+        "people asking again after an answer",
+    ),
+];
+
+fn recommend(d: Dimension, e: &Evidence) -> String {
+    let at = locate(e);
+    let seen = e
+        .detail
+        .as_ref()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    let action = match e.signal {
+        "ai_failure" | "ai_failure_history" | "left_after_ai_failure" => {
+            "Review the AI replies that apologise, refuse or say they cannot help; fill the gap or hand over to a person at the first failure instead of the second"
+        }
+        "repetition" | "repetition_claim" | "asks_again_after_answer" => {
+            "People repeat their request: have the AI acknowledge what was already asked and answer it directly instead of restarting"
+        }
+        "correction" => {
+            "The AI misreads requests: ask one clarifying question when a request is ambiguous, and restate the request before answering"
+        }
+        "problem_persists" => {
+            "Suggested fixes are not working: check the troubleshooting steps for this flow and stop repeating a fix the person reports as failed"
+        }
+        "escalation_request"
+        | "escalation_not_offered"
+        | "escalation_unanswered"
+        | "repeated_escalation_request"
+        | "earlier_escalation_unmet" => {
+            "Offer a handoff to a person (or a concrete channel) the first time someone asks for one"
+        }
+        "comprehension_trouble" | "bare_question" | "question_after_long_answer" => {
+            "Answers are not understood: shorten them, define terms, and check understanding before moving on"
+        }
+        "acceptance_after_hedge" | "delegation_after_error" => {
+            "People accept hedged or failed answers without checking: show sources and say plainly when an answer needs verifying"
+        }
+        "dismissal_without_failure" | "premature_escalation" => {
+            "People dismiss answers that showed no sign of failure: show sources and reasoning so trust can be earned"
+        }
+        "delegation" | "dependency_trend" | "dependency_level" => {
+            "Delegation is growing: offer explain-first or step-by-step modes and invite people to try the next step themselves"
+        }
+        "giving_up" | "unresolved_ending" | "unanswered_last_question" | "dismissal" => {
+            "Conversations end unresolved: follow up on open questions and confirm resolution before closing"
+        }
+        _ => {
+            "Review this flow's AI replies where people react negatively and fix the first reply that goes wrong"
+        }
+    };
+    format!("{} — seen first in {at}{seen} [{}].", action, d.as_str())
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Counts of the strongest signal per dimension across conversations (for docs and tests).
+pub fn top_signals(
+    conversations: &[ConversationResult],
+    d: Dimension,
+) -> BTreeMap<&'static str, usize> {
+    let mut m = BTreeMap::new();
+    for c in conversations {
+        if let Some(e) = c.layer_z.get(d).evidence.first() {
+            *m.entry(e.signal).or_insert(0) += 1;
+        }
+    }
+    m
+}

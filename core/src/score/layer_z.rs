@@ -1,0 +1,356 @@
+//! The Layer Z value: one dimension's score with its risk, band, direction, confidence
+//! and the evidence that moved it (DESIGN.md §3).
+
+use serde::{Serialize, Serializer};
+
+/// One of the six scored dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    /// Whether the person's trust matches how reliable the AI was; higher is healthier.
+    TrustCalibration,
+    /// Frustration that compounds across the conversation; higher is worse.
+    FrustrationBuildup,
+    /// Handing thinking and work to the AI, growing over time; higher is worse.
+    DependencyDrift,
+    /// Risk that the person leaves without their need met and without saying so.
+    SilentAbandonmentRisk,
+    /// How hard it is to reach a person when the AI is not enough; higher is worse.
+    EscalationFriction,
+    /// How much of the AI's answer the person did not understand; higher is worse.
+    ComprehensionGap,
+}
+
+impl Dimension {
+    /// Every dimension, in output order.
+    pub const ALL: [Dimension; 6] = [
+        Dimension::TrustCalibration,
+        Dimension::FrustrationBuildup,
+        Dimension::DependencyDrift,
+        Dimension::SilentAbandonmentRisk,
+        Dimension::EscalationFriction,
+        Dimension::ComprehensionGap,
+    ];
+
+    /// The dimension's name in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dimension::TrustCalibration => "trust_calibration",
+            Dimension::FrustrationBuildup => "frustration_buildup",
+            Dimension::DependencyDrift => "dependency_drift",
+            Dimension::SilentAbandonmentRisk => "silent_abandonment_risk",
+            Dimension::EscalationFriction => "escalation_friction",
+            Dimension::ComprehensionGap => "comprehension_gap",
+        }
+    }
+
+    /// Which way the score points.
+    pub fn direction(self) -> Direction {
+        match self {
+            Dimension::TrustCalibration => Direction::HigherIsBetter,
+            _ => Direction::HigherIsWorse,
+        }
+    }
+
+    /// Risk of a score: the score itself, or `1 - score` where higher is better.
+    pub fn risk(self, score: f64) -> f64 {
+        match self.direction() {
+            Direction::HigherIsBetter => 1.0 - score,
+            Direction::HigherIsWorse => score,
+        }
+    }
+
+    /// The score at which the dimension enters the broken band (0.55, or 0.45 for trust).
+    pub fn broken_threshold(self) -> f64 {
+        match self.direction() {
+            Direction::HigherIsBetter => 1.0 - WATCH_MAX,
+            Direction::HigherIsWorse => WATCH_MAX,
+        }
+    }
+}
+
+/// Which way a dimension's score points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Higher scores are healthier (trust calibration).
+    HigherIsBetter,
+    /// Higher scores are worse.
+    HigherIsWorse,
+}
+
+/// Risk below this is healthy.
+pub const HEALTHY_MAX: f64 = 0.35;
+/// Risk above this is broken.
+pub const WATCH_MAX: f64 = 0.55;
+
+/// How a risk reads: healthy < 0.35 ≤ watch ≤ 0.55 < broken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Band {
+    /// Risk below 0.35.
+    Healthy,
+    /// Risk from 0.35 to 0.55.
+    Watch,
+    /// Risk above 0.55.
+    Broken,
+}
+
+impl Band {
+    /// The band of a risk in [0, 1] (after rounding to the 4 decimals that are emitted,
+    /// so the band always agrees with the printed number).
+    pub fn of_risk(risk: f64) -> Band {
+        let r = round4(risk);
+        if r < HEALTHY_MAX {
+            Band::Healthy
+        } else if r <= WATCH_MAX {
+            Band::Watch
+        } else {
+            Band::Broken
+        }
+    }
+
+    /// The band's name in output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Band::Healthy => "healthy",
+            Band::Watch => "watch",
+            Band::Broken => "broken",
+        }
+    }
+}
+
+/// Which way trust is off, if it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustMode {
+    /// Accepting unverified or wrong output; deferring after the AI hedged or erred.
+    OverTrust,
+    /// Dismissing output that showed no sign of failure; escalating before the AI had a chance.
+    UnderTrust,
+    /// Neither.
+    Calibrated,
+}
+
+/// One piece of evidence: which signal, on which turn, moved the score by how much.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Signal name, as documented in docs/scoring.md.
+    pub signal: &'static str,
+    /// The human turn (its position in the request's `events`) the signal was read on.
+    pub event_index: usize,
+    /// The conversation of that turn, in conversation and request-level evidence.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
+    /// Signed contribution to the dimension's risk-side value (positive = towards broken).
+    #[serde(serialize_with = "ser4")]
+    pub contribution: f64,
+    /// What was seen: the matched phrase or word, or a short description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One dimension's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DimensionScore {
+    /// The score in [0, 1].
+    #[serde(serialize_with = "ser4")]
+    pub score: f64,
+    /// The risk in [0, 1] (`score`, or `1 - score` for trust calibration).
+    #[serde(serialize_with = "ser4")]
+    pub risk: f64,
+    /// The band of `risk`.
+    pub band: Band,
+    /// Which way the score points.
+    pub direction: Direction,
+    /// How much evidence stands behind the score, in [0, 1].
+    #[serde(serialize_with = "ser4")]
+    pub confidence: f64,
+    /// For trust calibration: which way trust is off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<TrustMode>,
+    /// The signals that moved the score, strongest first.
+    pub evidence: Vec<Evidence>,
+}
+
+impl DimensionScore {
+    /// Builds a result from a score; risk and band follow from the dimension.
+    pub fn new(
+        dimension: Dimension,
+        score: f64,
+        confidence: f64,
+        mut evidence: Vec<Evidence>,
+    ) -> DimensionScore {
+        let score = clamp01(score);
+        let risk = dimension.risk(score);
+        sort_evidence(&mut evidence);
+        DimensionScore {
+            score,
+            risk,
+            band: Band::of_risk(risk),
+            direction: dimension.direction(),
+            confidence: clamp01(confidence),
+            mode: None,
+            evidence,
+        }
+    }
+}
+
+/// The six dimensions of one turn, conversation or request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerZ {
+    /// See [`Dimension::TrustCalibration`].
+    pub trust_calibration: DimensionScore,
+    /// See [`Dimension::FrustrationBuildup`].
+    pub frustration_buildup: DimensionScore,
+    /// See [`Dimension::DependencyDrift`].
+    pub dependency_drift: DimensionScore,
+    /// See [`Dimension::SilentAbandonmentRisk`].
+    pub silent_abandonment_risk: DimensionScore,
+    /// See [`Dimension::EscalationFriction`].
+    pub escalation_friction: DimensionScore,
+    /// See [`Dimension::ComprehensionGap`].
+    pub comprehension_gap: DimensionScore,
+}
+
+impl LayerZ {
+    /// The result of one dimension.
+    pub fn get(&self, d: Dimension) -> &DimensionScore {
+        match d {
+            Dimension::TrustCalibration => &self.trust_calibration,
+            Dimension::FrustrationBuildup => &self.frustration_buildup,
+            Dimension::DependencyDrift => &self.dependency_drift,
+            Dimension::SilentAbandonmentRisk => &self.silent_abandonment_risk,
+            Dimension::EscalationFriction => &self.escalation_friction,
+            Dimension::ComprehensionGap => &self.comprehension_gap,
+        }
+    }
+
+    /// The result of one dimension, to change it.
+    pub fn get_mut(&mut self, d: Dimension) -> &mut DimensionScore {
+        match d {
+            Dimension::TrustCalibration => &mut self.trust_calibration,
+            Dimension::FrustrationBuildup => &mut self.frustration_buildup,
+            Dimension::DependencyDrift => &mut self.dependency_drift,
+            Dimension::SilentAbandonmentRisk => &mut self.silent_abandonment_risk,
+            Dimension::EscalationFriction => &mut self.escalation_friction,
+            Dimension::ComprehensionGap => &mut self.comprehension_gap,
+        }
+    }
+
+    /// Builds the six results from one constructor per dimension.
+    pub fn from_fn(mut f: impl FnMut(Dimension) -> DimensionScore) -> LayerZ {
+        LayerZ {
+            trust_calibration: f(Dimension::TrustCalibration),
+            frustration_buildup: f(Dimension::FrustrationBuildup),
+            dependency_drift: f(Dimension::DependencyDrift),
+            silent_abandonment_risk: f(Dimension::SilentAbandonmentRisk),
+            escalation_friction: f(Dimension::EscalationFriction),
+            comprehension_gap: f(Dimension::ComprehensionGap),
+        }
+    }
+}
+
+/// At most this many evidence items are kept per dimension result.
+pub const MAX_EVIDENCE: usize = 5;
+
+/// Strongest first (by absolute contribution), ties by turn then signal; at most [`MAX_EVIDENCE`].
+pub fn sort_evidence(evidence: &mut Vec<Evidence>) {
+    evidence.retain(|e| round4(e.contribution) != 0.0);
+    evidence.sort_by(|a, b| {
+        b.contribution
+            .abs()
+            .total_cmp(&a.contribution.abs())
+            .then(a.event_index.cmp(&b.event_index))
+            .then(a.signal.cmp(b.signal))
+    });
+    evidence.truncate(MAX_EVIDENCE);
+}
+
+/// Clamps to [0, 1]; NaN becomes 0.
+pub fn clamp01(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+/// Rounds to the 4 decimals that are emitted.
+pub fn round4(x: f64) -> f64 {
+    let r = (x * 10_000.0).round() / 10_000.0;
+    // -0.0 prints as "-0.0"; emit 0.
+    if r == 0.0 { 0.0 } else { r }
+}
+
+/// Serialises a number with 4 decimals.
+pub fn ser4<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(round4(*x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_follow_risk_edges() {
+        assert_eq!(Band::of_risk(0.0), Band::Healthy);
+        assert_eq!(Band::of_risk(0.34994), Band::Healthy);
+        assert_eq!(Band::of_risk(0.34996), Band::Watch);
+        assert_eq!(Band::of_risk(0.35), Band::Watch);
+        assert_eq!(Band::of_risk(0.55), Band::Watch);
+        assert_eq!(Band::of_risk(0.55004), Band::Watch);
+        assert_eq!(Band::of_risk(0.5501), Band::Broken);
+        assert_eq!(Band::of_risk(1.0), Band::Broken);
+    }
+
+    #[test]
+    fn trust_risk_is_inverted() {
+        let d = DimensionScore::new(Dimension::TrustCalibration, 0.3, 1.0, vec![]);
+        assert!((d.risk - 0.7).abs() < 1e-12);
+        assert_eq!(d.band, Band::Broken);
+        assert_eq!(d.direction, Direction::HigherIsBetter);
+        assert!((Dimension::TrustCalibration.broken_threshold() - 0.45).abs() < 1e-12);
+        let f = DimensionScore::new(Dimension::FrustrationBuildup, 0.3, 1.0, vec![]);
+        assert_eq!(f.band, Band::Healthy);
+    }
+
+    #[test]
+    fn scores_are_clamped_and_emitted_with_four_decimals() {
+        let d = DimensionScore::new(Dimension::ComprehensionGap, 1.7, f64::NAN, vec![]);
+        assert_eq!(d.score, 1.0);
+        assert_eq!(d.confidence, 0.0);
+        let json = serde_json::to_string(&DimensionScore::new(
+            Dimension::ComprehensionGap,
+            0.123_456,
+            0.5,
+            vec![],
+        ))
+        .unwrap();
+        assert!(
+            json.starts_with(r#"{"score":0.1235,"risk":0.1235,"band":"healthy""#),
+            "{json}"
+        );
+        assert_eq!(round4(-0.00001), 0.0);
+        assert_eq!(serde_json::to_string(&round4(-0.00001)).unwrap(), "0.0");
+    }
+
+    #[test]
+    fn evidence_is_sorted_and_capped() {
+        let e = |signal, i, c| Evidence {
+            signal,
+            event_index: i,
+            conversation_id: None,
+            contribution: c,
+            detail: None,
+        };
+        let mut v = vec![
+            e("a", 3, 0.1),
+            e("b", 1, -0.4),
+            e("c", 2, 0.4),
+            e("d", 0, 0.00001),
+            e("e", 0, 0.2),
+            e("f", 0, 0.3),
+            e("g", 0, 0.05),
+        ];
+        sort_evidence(&mut v);
+        let names: Vec<_> = v.iter().map(|e| e.signal).collect();
+        assert_eq!(names, ["b", "c", "f", "e", "a"]);
+    }
+}

@@ -1,0 +1,221 @@
+//! Scoring: signals combined into the six Layer Z dimensions per turn, conversation and
+//! request, plus environment, findings and the session result (DESIGN.md §3–§5).
+
+pub mod aggregate;
+pub mod archetype;
+pub mod conversation;
+pub mod dependency;
+pub mod findings;
+pub mod layer_z;
+pub mod parts;
+pub mod turn;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::assembly::assemble;
+use crate::features::text::Text;
+use crate::schema::{IngestRequest, Pipeline};
+
+pub use archetype::{Archetype, Environment};
+pub use conversation::{ConversationResult, TurnResult};
+pub use findings::Findings;
+pub use layer_z::{Band, Dimension, DimensionScore, Direction, Evidence, LayerZ, TrustMode};
+
+/// Version of the scoring rules; changes whenever any score can change.
+pub const SCORER_VERSION: &str = "1.0.0";
+
+/// Conversations scored between two progress reports.
+const PROGRESS_CHUNK: usize = 2048;
+
+/// The pipeline a request was scored with, after `auto` is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoredPipeline {
+    /// Multi-turn human↔AI conversations.
+    Support,
+    /// Standalone human texts.
+    Reviews,
+}
+
+/// How the pipeline was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PipelineSource {
+    /// The request named it.
+    Requested,
+    /// `auto`: chosen from the shape of the events.
+    Detected,
+}
+
+/// `full_output` of a session: `{pipeline, intelligence}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionIntelligence {
+    /// The pipeline used.
+    pub pipeline: ScoredPipeline,
+    /// Everything Undertone read.
+    pub intelligence: Intelligence,
+}
+
+/// The structured result of scoring one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Intelligence {
+    /// Version of the scoring rules.
+    pub scorer_version: &'static str,
+    /// The deployment.
+    pub deployment_id: String,
+    /// How the pipeline was chosen.
+    pub pipeline_source: PipelineSource,
+    /// Detected deployment archetype.
+    pub archetype: Archetype,
+    /// The archetype with its confidence and evidence.
+    pub environment: Environment,
+    /// Events in the request.
+    pub event_count: usize,
+    /// Conversations found.
+    pub conversation_count: usize,
+    /// Human turns scored.
+    pub human_turn_count: usize,
+    /// Request-level dimensions (each conversation counts once).
+    pub layer_z: LayerZ,
+    /// Every conversation, in assembly order.
+    pub conversations: Vec<ConversationResult>,
+    /// Conversations with no human turn (kept, not scored).
+    pub without_human_turns: Vec<String>,
+    /// The most important finding.
+    pub key_finding: String,
+    /// Whether `prediction` states a measurable claim.
+    pub falsifiable: bool,
+    /// A claim a later drift comparison can confirm or refute.
+    pub prediction: Option<String>,
+    /// The first recommendation.
+    pub recommendation: String,
+    /// 3–5 sentences for a product manager.
+    pub plain_summary: String,
+    /// Actions tied to evidence.
+    pub plain_recommendations: Vec<String>,
+}
+
+/// The condensed view (SPEC.md §2.3): archetype, request-level Layer Z, key finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condensed<'a> {
+    /// The session, when scored by the service; `null` when scored locally.
+    pub session_id: Option<&'a str>,
+    /// Detected deployment archetype.
+    pub archetype: Archetype,
+    /// Request-level dimensions.
+    pub layer_z: &'a LayerZ,
+    /// The most important finding.
+    pub key_finding: &'a str,
+    /// Whether the finding states a measurable prediction.
+    pub falsifiable: bool,
+    /// The first recommendation.
+    pub recommendation: &'a str,
+}
+
+impl SessionIntelligence {
+    /// The condensed view of this result.
+    pub fn condensed<'a>(&'a self, session_id: Option<&'a str>) -> Condensed<'a> {
+        let i = &self.intelligence;
+        Condensed {
+            session_id,
+            archetype: i.archetype,
+            layer_z: &i.layer_z,
+            key_finding: &i.key_finding,
+            falsifiable: i.falsifiable,
+            recommendation: &i.recommendation,
+        }
+    }
+}
+
+/// Scores a validated request. Deterministic: the same request gives the same result,
+/// whatever the number of threads.
+pub fn score(request: &IngestRequest) -> SessionIntelligence {
+    score_with_progress(request, |_, _| {})
+}
+
+/// [`score`], calling `progress(done, total)` (in conversations) as work completes.
+pub fn score_with_progress(
+    request: &IngestRequest,
+    progress: impl Fn(usize, usize) + Sync,
+) -> SessionIntelligence {
+    let assembly = assemble(&request.events, Some(&request.deployment_id));
+    let (pipeline, pipeline_source) = match request.pipeline {
+        Pipeline::Support => (ScoredPipeline::Support, PipelineSource::Requested),
+        Pipeline::Reviews => (ScoredPipeline::Reviews, PipelineSource::Requested),
+        Pipeline::Auto => {
+            let has_ai = assembly.conversations.iter().any(|c| c.ai_turn_count > 0);
+            let pipeline = if has_ai {
+                ScoredPipeline::Support
+            } else {
+                ScoredPipeline::Reviews
+            };
+            (pipeline, PipelineSource::Detected)
+        }
+    };
+    let total = assembly.conversations.len();
+    let mut drafts = Vec::with_capacity(total);
+    let mut detector = archetype::ArchetypeDetector::new();
+    for chunk in assembly.conversations.chunks(PROGRESS_CHUNK) {
+        let scored: Vec<(conversation::Draft, archetype::ArchetypeDetector)> = chunk
+            .par_iter()
+            .map(|c| {
+                let draft = match pipeline {
+                    ScoredPipeline::Support => conversation::score_conversation(c),
+                    ScoredPipeline::Reviews => conversation::score_standalone(c),
+                };
+                let mut d = archetype::ArchetypeDetector::new();
+                for t in &c.turns {
+                    d.add_turn(&Text::new(&t.event.content), t.role);
+                    if let Some(meta) = &t.event.metadata {
+                        for key in ["archetype", "environment_type", "domain"] {
+                            if let Some(Value::String(h)) = meta.get(key) {
+                                d.add_hint(h);
+                            }
+                        }
+                    }
+                }
+                (draft, d)
+            })
+            .collect();
+        for (draft, d) in scored {
+            drafts.push(draft);
+            detector.merge(&d);
+        }
+        progress(drafts.len(), total);
+    }
+    dependency::apply(&mut drafts);
+    conversation::apply_deployment_context(&mut drafts);
+    let conversations: Vec<ConversationResult> = drafts.into_iter().map(|d| d.result).collect();
+    let layer_z = aggregate::aggregate(&conversations);
+    let environment = detector.finish();
+    let f = findings::findings(
+        &request.deployment_id,
+        &environment,
+        &layer_z,
+        &conversations,
+    );
+    SessionIntelligence {
+        pipeline,
+        intelligence: Intelligence {
+            scorer_version: SCORER_VERSION,
+            deployment_id: request.deployment_id.clone(),
+            pipeline_source,
+            archetype: environment.archetype,
+            environment,
+            event_count: assembly.event_count,
+            conversation_count: assembly.conversation_count,
+            human_turn_count: assembly.human_turn_count,
+            layer_z,
+            conversations,
+            without_human_turns: assembly.without_human_turns,
+            key_finding: f.key_finding,
+            falsifiable: f.falsifiable,
+            prediction: f.prediction,
+            recommendation: f.recommendation,
+            plain_summary: f.plain_summary,
+            plain_recommendations: f.plain_recommendations,
+        },
+    }
+}

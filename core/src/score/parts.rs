@@ -1,0 +1,63 @@
+//! Collecting a score's parts so that the evidence adds up to the score.
+
+use super::layer_z::Evidence;
+
+/// The signed parts of one dimension's value on one turn.
+#[derive(Debug, Default, Clone)]
+pub struct Parts {
+    items: Vec<Evidence>,
+}
+
+impl Parts {
+    /// Adds a part when it is not zero.
+    pub fn add(
+        &mut self,
+        signal: &'static str,
+        event_index: usize,
+        value: f64,
+        detail: Option<String>,
+    ) {
+        if value != 0.0 && value.is_finite() {
+            self.items.push(Evidence {
+                signal,
+                event_index,
+                conversation_id: None,
+                contribution: value,
+                detail,
+            });
+        }
+    }
+
+    /// Sum of the positive parts.
+    pub fn push_total(&self) -> f64 {
+        self.items.iter().map(|e| e.contribution.max(0.0)).sum()
+    }
+
+    /// Sum of the negative parts, as a positive number.
+    pub fn relief_total(&self) -> f64 {
+        self.items.iter().map(|e| (-e.contribution).max(0.0)).sum()
+    }
+
+    /// Sum of all parts.
+    pub fn total(&self) -> f64 {
+        self.items.iter().map(|e| e.contribution).sum()
+    }
+
+    /// The parts, each scaled by `factor` so they are in the score's units.
+    pub fn into_evidence(mut self, factor: f64) -> Vec<Evidence> {
+        for e in &mut self.items {
+            e.contribution *= factor;
+        }
+        self.items
+    }
+}
+
+/// Saturates a non-negative level into [0, 1): `1 - exp(-k·level)`.
+pub fn saturate(level: f64, k: f64) -> f64 {
+    1.0 - (-k * level.max(0.0)).exp()
+}
+
+/// The factor that turns level-unit parts into score-unit contributions.
+pub fn scale(score: f64, level: f64) -> f64 {
+    if level > 1e-12 { score / level } else { 0.0 }
+}
