@@ -52,6 +52,10 @@ pub struct TurnSignals {
     pub repeated_question_marks: bool,
     /// The turn asks something (ends with `?`).
     pub is_question: bool,
+    /// A short question about what the AI just said ("which plan?", "what do you mean
+    /// by escrow?"): at most five words, asking, after an AI turn, and either reusing
+    /// one of the AI turn's content words or opening with who/what/which/where/huh.
+    pub clarification_request: bool,
     /// Highest similarity to an earlier human turn of the same conversation, when both
     /// have at least three content words (else 0).
     pub repetition: f64,
@@ -76,6 +80,27 @@ pub struct TurnSignals {
     pub latency_secs: Option<f64>,
     /// This is the conversation's last human turn.
     pub is_last_human_turn: bool,
+    /// Star rating from `metadata.rating` / `stars` / `star_rating` on a 1–5 scale
+    /// (a 0–10 value is halved), when present.
+    pub rating: Option<f64>,
+}
+
+/// A star rating in `metadata`, on a 1–5 scale.
+fn rating(metadata: Option<&serde_json::Map<String, serde_json::Value>>) -> Option<f64> {
+    let m = metadata?;
+    let v = ["rating", "stars", "star_rating"]
+        .iter()
+        .find_map(|k| m.get(*k))?;
+    let x = match v {
+        serde_json::Value::Number(n) => n.as_f64()?,
+        serde_json::Value::String(s) => s.trim().parse().ok()?,
+        _ => return None,
+    };
+    match x {
+        x if (0.0..=5.0).contains(&x) => Some(x.max(1.0)),
+        x if (5.0..=10.0).contains(&x) => Some(x / 2.0),
+        _ => None,
+    }
 }
 
 /// Reads every human turn of `conversation` in context.
@@ -179,6 +204,16 @@ pub fn conversation_signals(conversation: &Conversation) -> Vec<TurnSignals> {
                 };
                 let prior_ai = last_ai.as_ref().map(|(a, _)| *a);
                 let is_question = text.ends_with_question;
+                let clarification_request = is_question
+                    && words <= 5
+                    && last_ai.as_ref().is_some_and(|(_, ai_bag)| {
+                        bag.shared(ai_bag) > 0
+                            || text.word_count() > 0
+                                && matches!(
+                                    text.word(0),
+                                    "who" | "what" | "which" | "where" | "huh" | "what's"
+                                )
+                    });
                 let signals = TurnSignals {
                     event_index: turn.event_index,
                     human_position: position,
@@ -187,6 +222,7 @@ pub fn conversation_signals(conversation: &Conversation) -> Vec<TurnSignals> {
                     exclamation: (f64::from(text.exclamations) / 3.0).min(1.0),
                     repeated_question_marks: text.lower.contains("??"),
                     is_question,
+                    clarification_request,
                     repetition,
                     repeated_event,
                     prior_ai,
@@ -200,6 +236,7 @@ pub fn conversation_signals(conversation: &Conversation) -> Vec<TurnSignals> {
                     length_ratio,
                     latency_secs: latency,
                     is_last_human_turn: false,
+                    rating: rating(turn.event.metadata.as_ref()),
                     markers,
                 };
                 human_words_total += words;

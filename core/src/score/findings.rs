@@ -217,7 +217,9 @@ pub fn signal_label(signal: &str) -> &str {
         .map_or(signal, |(_, l)| l)
 }
 
-const SIGNAL_LABELS: [(&str, &str); 30] = [
+const SIGNAL_LABELS: [(&str, &str); 32] = [
+    ("low_rating", "low star ratings"),
+    ("clarification_request", "people asking what the AI meant"),
     ("negative_affect", "negative wording"),
     ("frustration_markers", "exasperated wording"),
     ("insult", "insults"),

@@ -189,6 +189,19 @@ fn frustration(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
         0.1 * m(s, Category::Comprehension),
         phrase(s, Category::Comprehension),
     );
+    if s.clarification_request {
+        p.add("clarification_request", i, 0.15, None);
+    }
+    if let Some(stars) = s.rating
+        && stars < 3.0
+    {
+        p.add(
+            "low_rating",
+            i,
+            0.6 * (3.0 - stars) / 2.0,
+            Some(format!("{stars} stars")),
+        );
+    }
     p.add("ai_failure", i, 0.3 * prior_failure, ai_failure_detail(s));
     p.add(
         "ai_failure_history",
@@ -218,6 +231,16 @@ fn frustration(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
         -0.25 * pos * sincerity,
         s.affect.strongest_positive.map(|(w, _)| format!("\"{w}\"")),
     );
+    if let Some(stars) = s.rating
+        && stars > 3.0
+    {
+        p.add(
+            "high_rating",
+            i,
+            -0.3 * (stars - 3.0) / 2.0,
+            Some(format!("{stars} stars")),
+        );
+    }
     let push = p.push_total();
     let relief = p.relief_total();
     let carried = (state.frustration * FRUSTRATION_CARRY - relief).max(0.0);
@@ -344,7 +367,9 @@ fn comprehension(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
         0.7 * m(s, Category::Comprehension),
         phrase(s, Category::Comprehension),
     );
-    if s.is_question && s.words <= 2 {
+    if s.clarification_request {
+        p.add("clarification_request", i, 0.35, None);
+    } else if s.is_question && s.words <= 2 {
         p.add("bare_question", i, 0.25, None);
     }
     if s.repeated_question_marks {
@@ -429,6 +454,16 @@ fn abandonment(s: &TurnSignals, frustration: f64) -> DimensionScore {
         if let Some(f) = s.next_ai_failure {
             p.add("last_reply_failed", i, 0.25 * f, None);
         }
+    }
+    if let Some(stars) = s.rating
+        && stars < 3.0
+    {
+        p.add(
+            "low_rating",
+            i,
+            0.2 * (3.0 - stars) / 2.0,
+            Some(format!("{stars} stars")),
+        );
     }
     let relief = m(s, Category::Resolution).max(m(s, Category::Gratitude)) * (1.0 - prior_failure);
     p.add(

@@ -1,5 +1,6 @@
 //! The `undertone` command line.
 
+mod eval;
 mod input;
 mod score;
 mod table;
@@ -42,6 +43,8 @@ enum Command {
     /// standard output, or a table for reading in a terminal. No event-count limit:
     /// that is an API limit. Inputs over 100,000 events show progress on standard error.
     Score(score::ScoreArgs),
+    /// Measure the scores against labelled conversations (AUROC, Spearman, ECE).
+    Eval(eval::EvalArgs),
 }
 
 #[derive(Debug, Args)]
@@ -68,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Validate(a) => (a, false),
         Command::Conversations(a) => (a, true),
         Command::Score(a) => return ExitCode::from(score::run(a)),
+        Command::Eval(a) => return ExitCode::from(eval::run(a)),
     };
     ExitCode::from(run(args, print_conversations))
 }
