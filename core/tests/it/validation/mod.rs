@@ -431,6 +431,7 @@ fn webhook_url_must_be_https() {
         &body,
         &Options {
             allow_private_webhooks: true,
+            ..Options::default()
         },
     );
     assert!(allowed.is_ok());
@@ -461,6 +462,7 @@ fn webhook_url_must_not_point_inside() {
             &body,
             &Options {
                 allow_private_webhooks: true,
+                ..Options::default()
             },
         );
         assert!(allowed.is_ok(), "{url} with allow_private_webhooks");
@@ -647,4 +649,24 @@ fn too_many_events_are_not_checked_one_by_one() {
         violations(&request_with(vec![json!({}); 6000])),
         one("events", "must hold 1 to 5000 events, got 6000")
     );
+}
+
+#[test]
+fn unlimited_lifts_only_the_event_count_limit() {
+    let body = request_with(vec![event(); 5001]);
+    assert_eq!(
+        violations(&body)[0].0,
+        "events",
+        "5001 events break the API limit"
+    );
+    let unlimited = Options {
+        unlimited: true,
+        ..Options::default()
+    };
+    let request = validate::ingest_request(&body, &unlimited).expect("no count limit");
+    assert_eq!(request.events.len(), 5001);
+    let mut bad = request_with(vec![event(); 5001]);
+    bad["events"][5000]["content"] = json!("");
+    let err = validate::ingest_request(&bad, &unlimited).unwrap_err();
+    assert_eq!(err.violations()[0].path, "events[5000].content");
 }

@@ -7,6 +7,7 @@ mod conversations;
 mod deployment_id;
 mod json_lines;
 mod limits;
+mod score;
 mod unreadable;
 mod usage;
 mod validate;

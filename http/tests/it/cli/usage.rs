@@ -87,7 +87,7 @@ fn version_flag_prints_the_version() {
 }
 
 #[test]
-fn help_lists_both_subcommands() {
+fn help_lists_every_subcommand() {
     let out = run(&["--help"], None, None);
     assert_eq!(out.code, Some(0));
     assert_eq!(out.stderr, "");
@@ -103,6 +103,8 @@ fn help_lists_both_subcommands() {
         [
             "  validate       Check an input file against the input contract and summarise it",
             "  conversations  Print the conversations assembled from an input file, as JSON",
+            "  score          Score every human turn of an input file and print the result",
+            "  eval           Measure the scores against labelled conversations (AUROC, Spearman, ECE)",
             "  help           Print this message or the help of the given subcommand(s)",
         ]
     );
