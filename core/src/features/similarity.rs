@@ -31,7 +31,7 @@ impl Bag {
         let stop = &*STOPWORDS;
         let mut v: Vec<u64> = text
             .words()
-            .filter(|w| !stop.contains(w) && !(w.len() == 1 && w.is_ascii()))
+            .filter(|w| !(stop.contains(w) || w.len() == 1 && w.is_ascii()))
             .map(|w| word_hash(stem(w)))
             .collect();
         v.sort_unstable();

@@ -148,7 +148,7 @@ fn score(conversation: &Conversation, standalone: bool) -> Draft {
         Dimension::DependencyDrift,
         id,
         confidence * 0.3,
-        |v| mean(v),
+        mean,
     );
     let escalation = roll_up(&turns, Dimension::EscalationFriction, id, confidence, |v| {
         0.6 * max(v) + 0.4 * mean(v)

@@ -159,13 +159,16 @@ fn turn_scores(result: &SessionIntelligence) -> BTreeMap<usize, &undertone_core:
         .collect()
 }
 
+/// One DBDC3 split: the events to score, and per labelled user turn its event index,
+/// the share of annotators saying breakdown, the X/O label (None for T) and the text.
+type Split = (Vec<Value>, Vec<(usize, f64, Option<bool>, String)>);
+
 /// DBDC3: the user turn right after each annotated system turn; positive when the
-/// majority said breakdown (X), negative when it said none (O); T turns only count
-/// in Spearman against the share of X.
+/// majority said breakdown (X), negative when it said none (O); T (possible breakdown)
+/// turns are left out. Spearman is against the share of annotators saying X.
 fn dbdc(text: &str) -> Result<Vec<Row>, String> {
     // Split as the data set does: dev (used while designing the scorer) and eval (not).
-    let mut splits: BTreeMap<&str, (Vec<Value>, Vec<(usize, f64, Option<bool>, String)>)> =
-        BTreeMap::new();
+    let mut splits: BTreeMap<&str, Split> = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -232,15 +235,11 @@ fn dbdc(text: &str) -> Result<Vec<Row>, String> {
                 label: "breakdown X vs O",
                 ..Row::default()
             };
-            let mut all_scores = Vec::new();
-            let mut all_px = Vec::new();
             for (index, p_x, label, content) in &items {
                 let Some(z) = by_event.get(index) else {
                     continue;
                 };
                 let s = z.get(d).risk;
-                all_scores.push(s);
-                all_px.push(*p_x);
                 if let Some(l) = label {
                     row.scores.push(s);
                     row.labels.push(*l);
@@ -249,8 +248,6 @@ fn dbdc(text: &str) -> Result<Vec<Row>, String> {
                 }
             }
             rows.push(row);
-            // Spearman over every annotated turn (O, T and X) against the share of X.
-            let _ = (all_scores, all_px);
         }
     }
     Ok(rows)
