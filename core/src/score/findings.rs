@@ -67,10 +67,10 @@ pub fn findings(
         .collect();
 
     let mut summary = vec![format!(
-        "Undertone scored {turns} human {} in {n} {} of deployment {deployment_id} (looks like a {} deployment, confidence {:.2}).",
+        "Undertone scored {turns} human {} in {n} {} of deployment {deployment_id} (looks like {} deployment, confidence {:.2}).",
         plural(turns, "turn", "turns"),
         plural(n, "conversation", "conversations"),
-        environment.archetype.as_str().replace('_', " "),
+        article(&environment.archetype.as_str().replace('_', " ")),
         environment.confidence,
     )];
     summary.push(format!(
@@ -140,8 +140,15 @@ pub fn findings(
                 100.0 * k as f64 / n as f64
             };
             let target = (share / 2.0).floor();
+            let broken_clause = if k > 0 {
+                format!(
+                    " and the share of conversations in the broken band falls from {share:.0}% to {target:.0}% or less"
+                )
+            } else {
+                " and no conversation enters the broken band".to_owned()
+            };
             let prediction = format!(
-                "If the first recommendation is applied, a drift comparison on the same flows will show {} {} (median per-conversation score {} than {:.2}) and the share of conversations in the broken band falls from {share:.0}% to {target:.0}% or less.",
+                "If the first recommendation is applied, a drift comparison on the same flows will show {} {} (median per-conversation score {} than {:.2}){broken_clause}.",
                 d.as_str(),
                 match d.direction() {
                     super::layer_z::Direction::HigherIsBetter => "improving",
@@ -339,6 +346,12 @@ fn recommend(d: Dimension, e: &Evidence) -> String {
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
+}
+
+/// "a cx chatbot", "an ai tutor".
+fn article(noun: &str) -> String {
+    let an = noun.starts_with(|c: char| "aeiou".contains(c));
+    format!("{} {noun}", if an { "an" } else { "a" })
 }
 
 fn capitalise(s: &str) -> String {

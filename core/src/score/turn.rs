@@ -245,7 +245,13 @@ fn frustration(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
     let relief = p.relief_total();
     let carried = (state.frustration * FRUSTRATION_CARRY - relief).max(0.0);
     p.add("carried_frustration", i, carried, None);
-    let level = carried + (push - 0.5 * relief).max(0.0);
+    let mut level = carried + (push - 0.5 * relief).max(0.0);
+    // A turn that complains and offers no relief never lowers the level: saturation
+    // and decay must not make a hostile turn read calmer than the one before.
+    if relief == 0.0 && push >= 0.5 && level < state.frustration {
+        p.add("carried_frustration", i, state.frustration - level, None);
+        level = state.frustration;
+    }
     state.frustration = level;
     let score = saturate(level, FRUSTRATION_K);
     let confidence = turn_confidence(s);
@@ -305,8 +311,20 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
             phrase(s, Category::Verification),
         );
     }
-    state.over_trust = (state.over_trust * TRUST_CARRY + over.total()).max(0.0);
-    state.under_trust = (state.under_trust * TRUST_CARRY + under.total()).max(0.0);
+    over.add(
+        "carried_over_trust",
+        i,
+        state.over_trust * TRUST_CARRY,
+        None,
+    );
+    under.add(
+        "carried_under_trust",
+        i,
+        state.under_trust * TRUST_CARRY,
+        None,
+    );
+    state.over_trust = over.total().max(0.0);
+    state.under_trust = under.total().max(0.0);
     let (level, mode, parts) = if state.over_trust >= state.under_trust {
         (state.over_trust, TrustMode::OverTrust, over)
     } else {

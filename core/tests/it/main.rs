@@ -2,5 +2,6 @@
 
 mod assembly_props;
 mod golden;
+mod scoring;
 mod validation;
 mod validation_props;

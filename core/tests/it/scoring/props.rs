@@ -1,0 +1,458 @@
+//! Properties of every scoring result, on random conversations built from realistic
+//! phrases and random text.
+
+use std::collections::BTreeSet;
+use std::sync::LazyLock;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use undertone_core::score::layer_z::MAX_EVIDENCE;
+use undertone_core::score::{
+    Band, Dimension, DimensionScore, LayerZ, SessionIntelligence, TrustMode, score,
+};
+use undertone_core::validate::{self, Options};
+
+use super::run;
+
+/// Phrases people and bots really write: neutral, questions, grateful, hostile, capitals, emoji.
+const POOL: [&str; 40] = [
+    "Hi, I've been charged twice for my October invoice. Can you refund one of them?",
+    "Where is my order 5512?",
+    "How do I reset my password?",
+    "what do you mean?",
+    "?",
+    "ok",
+    "ok, I'll go with that",
+    "Thanks, that worked!",
+    "Thank you so much, you saved my day 🙏",
+    "That makes sense now, thanks.",
+    "that's not what I asked",
+    "like I said, the parcel is missing",
+    "I restarted it and it still doesn't work",
+    "This is ridiculous, I have asked three times already!!!",
+    "WHY IS THIS STILL BROKEN",
+    "you are useless",
+    "can I talk to a human",
+    "Please just do it for me",
+    "let me try first and you check it",
+    "are you sure? source?",
+    "I give up, bye",
+    "this is not helpful",
+    "I'm not frustrated, just curious",
+    "great, thanks a lot 🙄",
+    "😡😡😡",
+    "Could you explain why the denominator stays the same?",
+    "I'm sorry, I can't help with that.",
+    "I think it might be 8443, but I'm not certain.",
+    "I'll connect you with a human agent now.",
+    "Your October invoice total is £49.99 and is available under Account > Billing.",
+    "Payments can take 3–5 working days to appear on your statement.",
+    "Glad I could help! Is there anything else?",
+    "Please see our FAQ for more details.",
+    "Restart the router and wait two minutes.",
+    "I don't know.",
+    "Here is the corrected function: fn add(a: i32, b: i32) -> i32 { a + b }",
+    "Sure! Tell me about your experience and I can help you draft it.",
+    "¿Dónde está mi pedido? Llevo una semana esperando.",
+    "I've been waiting for 20 minutes, this is a waste of time",
+    "Great, that fixed it. Have a nice day :)",
+];
+
+/// The turn appended by the frustration property.
+const HOSTILE: &str = "This is useless, you are a stupid bot and I am furious!!!";
+
+/// One event: (human?, content, conversation choice, human actor, seconds after the previous event, rating).
+type Spec = (bool, String, u8, u8, u32, Option<u8>);
+
+fn content() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => (0..POOL.len()).prop_map(|i| POOL[i].to_owned()),
+        1 => "\\PC{1,60}".prop_filter("non-blank", |s| !s.trim().is_empty()),
+        1 => "[a-zA-Z ,.!?']{1,80}".prop_filter("non-blank", |s| !s.trim().is_empty()),
+    ]
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        any::<bool>(),
+        content(),
+        0..3u8,
+        0..2u8,
+        0..3_600u32,
+        prop::option::weighted(0.15, 1..=5u8),
+    )
+}
+
+fn specs() -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(spec(), 1..=12)
+}
+
+fn pipeline() -> impl Strategy<Value = &'static str> {
+    prop_oneof![Just("auto"), Just("support"), Just("reviews")]
+}
+
+/// Events for the specs: metadata.role user/assistant, conversation c-1, c-2 or implicit.
+fn events(specs: &[Spec], single_conversation: bool) -> Vec<Value> {
+    let mut t = 0i64;
+    specs
+        .iter()
+        .map(|(human, content, conv, actor, gap, rating)| {
+            t += i64::from(*gap);
+            let mut metadata = json!({"role": if *human { "user" } else { "assistant" }});
+            if let Some(r) = rating {
+                metadata["rating"] = json!(r);
+            }
+            let mut e = json!({
+                "actor_id": if *human { format!("cust-{actor}") } else { "acme-bot".to_owned() },
+                "content": content,
+                "timestamp": timestamp(t),
+                "metadata": metadata,
+            });
+            if single_conversation {
+                e["conversation_id"] = json!("c-1");
+            } else if *conv < 2 {
+                e["conversation_id"] = json!(format!("c-{conv}"));
+            }
+            e
+        })
+        .collect()
+}
+
+fn timestamp(secs: i64) -> String {
+    let t = chrono::DateTime::from_timestamp(1_795_000_000 + secs, 0).expect("in range");
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn body(events: Vec<Value>, pipeline: &str) -> Value {
+    json!({"deployment_id": "acme-bot", "pipeline": pipeline, "events": events})
+}
+
+/// Every dimension result of the output, with where it sits.
+fn all_scores(out: &SessionIntelligence) -> Vec<(String, Dimension, &DimensionScore)> {
+    let i = &out.intelligence;
+    let mut layers: Vec<(String, &LayerZ)> = vec![("request".to_owned(), &i.layer_z)];
+    for c in &i.conversations {
+        layers.push((format!("conversation {}", c.conversation_id), &c.layer_z));
+        for t in &c.turns {
+            layers.push((format!("turn {}", t.event_index), &t.layer_z));
+        }
+    }
+    layers
+        .into_iter()
+        .flat_map(|(at, z)| {
+            Dimension::ALL
+                .into_iter()
+                .map(move |d| (at.clone(), d, z.get(d)))
+        })
+        .collect()
+}
+
+fn in01(x: f64) -> bool {
+    (0.0..=1.0).contains(&x)
+}
+
+/// Scores `body`, which must be valid.
+fn scored(body: &Value) -> SessionIntelligence {
+    run(body).1
+}
+
+static POOLS: LazyLock<[rayon::ThreadPool; 2]> = LazyLock::new(|| {
+    [1, 4].map(|n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .expect("thread pool")
+    })
+});
+
+proptest! {
+    // No regression files: this crate keeps its test data under tests/ folders it owns.
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_value_is_bounded_and_banded(specs in specs(), pipeline in pipeline()) {
+        let out = scored(&body(events(&specs, false), pipeline));
+        for (at, d, s) in all_scores(&out) {
+            let name = format!("{at} {}", d.as_str());
+            prop_assert!(in01(s.score), "{name}: score {}", s.score);
+            prop_assert!(in01(s.risk), "{name}: risk {}", s.risk);
+            prop_assert!(in01(s.confidence), "{name}: confidence {}", s.confidence);
+            prop_assert!((s.risk - d.risk(s.score)).abs() < 1e-12, "{name}: risk {} of score {}", s.risk, s.score);
+            match d {
+                Dimension::TrustCalibration => prop_assert!((s.risk - (1.0 - s.score)).abs() < 1e-12),
+                _ => prop_assert_eq!(s.risk, s.score),
+            }
+            prop_assert_eq!(s.band, Band::of_risk(s.risk), "{}", name);
+            prop_assert_eq!(s.direction, d.direction(), "{}", name);
+            prop_assert_eq!(s.mode.is_some(), d == Dimension::TrustCalibration, "{}: mode {:?}", name, s.mode);
+            prop_assert!(s.evidence.len() <= MAX_EVIDENCE, "{name}: {} evidence items", s.evidence.len());
+            for w in s.evidence.windows(2) {
+                prop_assert!(w[0].contribution.abs() >= w[1].contribution.abs(), "{name}: evidence not strongest first");
+            }
+            for e in &s.evidence {
+                prop_assert!(e.contribution.is_finite() && e.contribution != 0.0, "{name}: {e:?}");
+                prop_assert!(!e.signal.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn a_dimension_off_healthy_names_its_evidence(specs in specs(), pipeline in pipeline()) {
+        let out = scored(&body(events(&specs, false), pipeline));
+        for (at, d, s) in all_scores(&out) {
+            if s.band != Band::Healthy {
+                prop_assert!(!s.evidence.is_empty(), "{at} {}: {:?} band (score {}) without evidence", d.as_str(), s.band, s.score);
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "scorer bug: relief is subtracted inside carried_frustration and again as its own item, and the level counts in-turn relief at half (see relief_is_counted_once_in_evidence)"]
+    fn turn_evidence_adds_up_to_the_score(specs in specs(), pipeline in pipeline()) {
+        // docs/scoring.md: "On a turn, the evidence contributions add up to the score
+        // (before the list is cut to five)". Checked where the list was not cut.
+        let out = scored(&body(events(&specs, false), pipeline));
+        for (at, d, s) in all_scores(&out) {
+            let levelled = matches!(d, Dimension::FrustrationBuildup | Dimension::ComprehensionGap);
+            if at.starts_with("turn") && levelled && s.evidence.len() < MAX_EVIDENCE {
+                let sum: f64 = s.evidence.iter().map(|e| e.contribution).sum();
+                prop_assert!((sum - s.score).abs() < 1e-3, "{at} {}: evidence sums to {sum}, score {}: {:?}", d.as_str(), s.score, s.evidence);
+            }
+        }
+    }
+
+    #[test]
+    fn bands_are_monotone_in_risk(a in 0.0..=1.0f64, b in 0.0..=1.0f64) {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        prop_assert!(Band::of_risk(lo) <= Band::of_risk(hi), "{lo} {hi}");
+    }
+
+    #[test]
+    fn bands_of_a_result_are_monotone_in_risk(specs in specs(), pipeline in pipeline()) {
+        let out = scored(&body(events(&specs, false), pipeline));
+        let mut pairs: Vec<(f64, Band)> = all_scores(&out).iter().map(|(_, _, s)| (s.risk, s.band)).collect();
+        pairs.sort_by(|x, y| x.0.total_cmp(&y.0));
+        for w in pairs.windows(2) {
+            prop_assert!(w[0].1 <= w[1].1, "risk {} is {:?} but risk {} is {:?}", w[0].0, w[0].1, w[1].0, w[1].1);
+        }
+    }
+
+    #[test]
+    fn evidence_points_at_scored_human_turns(specs in specs(), pipeline in pipeline()) {
+        let out = scored(&body(events(&specs, false), pipeline));
+        let i = &out.intelligence;
+        let ids: BTreeSet<&str> = i.conversations.iter().map(|c| c.conversation_id.as_str()).collect();
+        for e in Dimension::ALL.iter().flat_map(|&d| &i.layer_z.get(d).evidence) {
+            let c = e.conversation_id.as_deref();
+            prop_assert!(c.is_some_and(|c| ids.contains(c)), "request evidence {e:?}");
+        }
+        for c in &i.conversations {
+            let human: BTreeSet<usize> = c.turns.iter().map(|t| t.event_index).collect();
+            for e in Dimension::ALL.iter().flat_map(|&d| &c.layer_z.get(d).evidence) {
+                prop_assert_eq!(e.conversation_id.as_deref(), Some(c.conversation_id.as_str()));
+                prop_assert!(human.contains(&e.event_index), "conversation evidence {e:?}");
+            }
+            for t in &c.turns {
+                prop_assert_eq!(&t.conversation_id, &c.conversation_id);
+                for e in Dimension::ALL.iter().flat_map(|&d| &t.layer_z.get(d).evidence) {
+                    prop_assert_eq!(e.event_index, t.event_index, "turn evidence {:?}", e);
+                    prop_assert!(e.conversation_id.is_none(), "turn evidence {e:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_human_event_is_one_turn(specs in specs(), pipeline in pipeline()) {
+        let (req, out) = run(&body(events(&specs, false), pipeline));
+        let i = &out.intelligence;
+        let human: Vec<usize> = specs.iter().enumerate().filter(|(_, s)| s.0).map(|(k, _)| k).collect();
+        let mut turns: Vec<usize> = i.conversations.iter().flat_map(|c| &c.turns).map(|t| t.event_index).collect();
+        turns.sort_unstable();
+        prop_assert_eq!(&turns, &human, "turns are exactly the human events, once each");
+        prop_assert_eq!(i.event_count, req.events.len());
+        prop_assert_eq!(i.human_turn_count, human.len());
+        prop_assert_eq!(i.conversation_count, i.conversations.len());
+        for c in &i.conversations {
+            prop_assert_eq!(c.human_turn_count, c.turns.len());
+            prop_assert!(c.turns.windows(2).all(|w| w[0].timestamp <= w[1].timestamp), "turns in conversation order");
+            for t in &c.turns {
+                prop_assert_eq!(&t.actor_id, &req.events[t.event_index].actor_id);
+                prop_assert_eq!(t.timestamp, req.events[t.event_index].timestamp);
+            }
+            let listed = i.without_human_turns.contains(&c.conversation_id);
+            prop_assert_eq!(listed, c.turns.is_empty(), "{}", c.conversation_id);
+        }
+    }
+
+    #[test]
+    fn a_hostile_last_turn_never_lowers_frustration(specs in specs()) {
+        let mut events = events(&specs, true);
+        let without = scored(&body(events.clone(), "support"));
+        let secs = specs.iter().map(|s| i64::from(s.4)).sum::<i64>() + 60;
+        events.push(json!({
+            "conversation_id": "c-1",
+            "actor_id": "cust-0",
+            "content": HOSTILE,
+            "timestamp": timestamp(secs),
+            "metadata": {"role": "user"},
+        }));
+        let with = scored(&body(events, "support"));
+        let conv = |out: &SessionIntelligence| {
+            out.intelligence.conversations.iter().find(|c| c.conversation_id == "c-1").cloned().expect("c-1")
+        };
+        let (a, b) = (conv(&without), conv(&with));
+        let before = a.layer_z.frustration_buildup.score;
+        let after = b.layer_z.frustration_buildup.score;
+        prop_assert!(after >= before, "conversation frustration fell from {before} to {after}");
+        let last = b.turns.last().expect("the hostile turn");
+        prop_assert_eq!(last.event_index, specs.len());
+        prop_assert!(last.layer_z.frustration_buildup.band == Band::Broken, "hostile turn: {:?}", last.layer_z.frustration_buildup);
+        if let Some(prev) = a.turns.last() {
+            let (p, l) = (prev.layer_z.frustration_buildup.score, last.layer_z.frustration_buildup.score);
+            prop_assert!(l >= p, "last turn frustration {l} below the previous last turn's {p}");
+        }
+        // The earlier turns do not depend on what follows them.
+        for (x, y) in a.turns.iter().zip(&b.turns) {
+            prop_assert_eq!(&x.layer_z.frustration_buildup, &y.layer_z.frustration_buildup);
+        }
+    }
+
+    #[test]
+    fn scoring_is_deterministic_across_runs_and_threads(specs in specs(), pipeline in pipeline()) {
+        let body = body(events(&specs, false), pipeline);
+        let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+        let once = serde_json::to_string(&score(&req)).expect("serialises");
+        let again = serde_json::to_string(&score(&req)).expect("serialises");
+        prop_assert_eq!(&once, &again);
+        let [one, four] = &*POOLS;
+        let on_one = one.install(|| serde_json::to_string(&score(&req)).expect("serialises"));
+        let on_four = four.install(|| serde_json::to_string(&score(&req)).expect("serialises"));
+        prop_assert_eq!(&on_one, &once);
+        prop_assert_eq!(&on_four, &once);
+    }
+
+    #[test]
+    fn trust_mode_names_a_turn_off_by_a_fifth(specs in specs(), pipeline in pipeline()) {
+        let out = scored(&body(events(&specs, false), pipeline));
+        for (at, d, s) in all_scores(&out) {
+            if d == Dimension::TrustCalibration && at.starts_with("turn") {
+                // Healthy trust sits at 0.9; a mode is named when the penalty takes at
+                // least 0.2 more off, i.e. from risk 0.3.
+                let mode = s.mode.expect("trust has a mode");
+                if (s.risk - 0.3).abs() > 1e-9 {
+                    prop_assert_eq!(mode != TrustMode::Calibrated, s.risk > 0.3, "{}: {:?} with risk {}", at, mode, s.risk);
+                }
+            }
+        }
+    }
+}
+
+/// The minimal case behind the ignored property above: the under-trust penalty of the
+/// first turn is carried at 50% into "It is 5512.", which is then in the watch band with
+/// no evidence (frustration and comprehension carry as `carried_*` evidence; trust does not).
+#[test]
+fn trust_penalty_carried_without_evidence() {
+    use super::Who::{A, H};
+    let out = super::score_turns(&[
+        (H, "you are useless. I want to talk to a human"),
+        (A, "Sure, what is your order number?"),
+        (H, "It is 5512."),
+    ]);
+    let t = &super::turn(&out, 2).layer_z.trust_calibration;
+    assert!(
+        t.band == Band::Healthy || !t.evidence.is_empty(),
+        "{:?} band (score {}) without evidence",
+        t.band,
+        t.score
+    );
+}
+
+/// After three turns of all-caps insults the frustration level is saturated; the carry
+/// (60%) then outweighs a new, clearly hostile turn, and both the last turn's and the
+/// conversation's frustration go down (0.9996 → 0.9993).
+#[test]
+fn hostile_turn_after_a_saturated_arc_does_not_lower_frustration() {
+    use super::Who::H;
+    let shout = "YOU ARE A STUPID USELESS BOT, THIS IS RIDICULOUS, STILL NOT WORKING, TALK TO A HUMAN NOW!!! 😡😡";
+    let without = super::score_turns(&[(H, shout), (H, shout), (H, shout)]);
+    let with = super::score_turns(&[(H, shout), (H, shout), (H, shout), (H, HOSTILE)]);
+    let last = |out: &SessionIntelligence| super::last_turn(out).layer_z.frustration_buildup.score;
+    let conv = |out: &SessionIntelligence| {
+        out.intelligence.conversations[0]
+            .layer_z
+            .frustration_buildup
+            .score
+    };
+    assert!(
+        last(&with) >= last(&without),
+        "{} >= {}",
+        last(&with),
+        last(&without)
+    );
+    assert!(
+        conv(&with) >= conv(&without),
+        "{} >= {}",
+        conv(&with),
+        conv(&without)
+    );
+}
+
+/// The cases behind the ignored evidence-sum property. After "that's not what I asked",
+/// "L?" carries 0.1287 of frustration and shows `carried_frustration` 0.1287 plus
+/// `positive_affect` −0.1179: the relief is already inside the carried value. And
+/// "Great, thanks a lot. This is useless." after a good answer scores 0.316 while its five
+/// items sum to about −0.10: the level subtracts in-turn relief at half, the evidence at full.
+#[test]
+#[ignore = "scorer bug: frustration evidence does not add up to the score when the turn has relief"]
+fn relief_is_counted_once_in_evidence() {
+    use super::Who::{A, H};
+    let sum = |out: &SessionIntelligence, at: usize| {
+        let f = &super::turn(out, at).layer_z.frustration_buildup;
+        (
+            f.evidence.iter().map(|e| e.contribution).sum::<f64>(),
+            f.score,
+        )
+    };
+    let out = super::score_turns(&[(H, "that's not what I asked"), (H, "L?")]);
+    let (total, score) = sum(&out, 1);
+    assert!(
+        (total - score).abs() < 1e-3,
+        "evidence {total}, score {score}"
+    );
+    let out = super::score_turns(&[
+        (H, "Can you book a table for two tonight?"),
+        (A, "Done, your table for two is booked at 8pm tonight."),
+        (H, "Great, thanks a lot. This is useless."),
+    ]);
+    let (total, score) = sum(&out, 2);
+    assert!(
+        (total - score).abs() < 1e-3,
+        "evidence {total}, score {score}"
+    );
+}
+
+/// Many conversations in one request, so that the rayon pools really split the work.
+#[test]
+fn many_conversations_score_identically_on_one_and_four_threads() {
+    let mut events = Vec::new();
+    for c in 0..300usize {
+        for k in 0..4usize {
+            let human = k % 2 == 0;
+            events.push(json!({
+                "conversation_id": format!("c-{c}"),
+                "actor_id": if human { format!("cust-{}", c % 17) } else { "acme-bot".to_owned() },
+                "content": POOL[(c * 7 + k * 13) % POOL.len()],
+                "timestamp": timestamp((c * 3_600 + k * 30) as i64),
+                "metadata": {"role": if human { "user" } else { "assistant" }},
+            }));
+        }
+    }
+    let req =
+        validate::ingest_request(&body(events, "support"), &Options::default()).expect("valid");
+    let [one, four] = &*POOLS;
+    let a = one.install(|| serde_json::to_string(&score(&req)).expect("serialises"));
+    let b = four.install(|| serde_json::to_string(&score(&req)).expect("serialises"));
+    assert_eq!(a, b);
+    assert!(a.contains("\"conversation_id\":\"c-299\""));
+}
