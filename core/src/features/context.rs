@@ -103,8 +103,12 @@ fn rating(metadata: Option<&serde_json::Map<String, serde_json::Value>>) -> Opti
     }
 }
 
-/// Reads every human turn of `conversation` in context.
-pub fn conversation_signals(conversation: &Conversation) -> Vec<TurnSignals> {
+/// Reads every human turn of `conversation` in context; `on_text` sees every turn's
+/// prepared text once (so other readers, like archetype detection, need not re-scan it).
+pub fn conversation_signals(
+    conversation: &Conversation,
+    mut on_text: impl FnMut(&Text, Role),
+) -> Vec<TurnSignals> {
     let mut out: Vec<TurnSignals> = Vec::with_capacity(conversation.human_turn_count);
     let mut human_bags: Vec<(usize, Bag)> = Vec::new();
     let mut human_words_total = 0usize;
@@ -114,6 +118,7 @@ pub fn conversation_signals(conversation: &Conversation) -> Vec<TurnSignals> {
     let mut prev_time: Option<chrono::DateTime<chrono::Utc>> = None;
     for turn in &conversation.turns {
         let text = Text::new(&turn.event.content);
+        on_text(&text, turn.role);
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
         prev_time = Some(turn.event.timestamp);

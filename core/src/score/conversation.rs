@@ -10,6 +10,7 @@ use crate::features::context::{TurnSignals, conversation_signals};
 use crate::features::markers::Category;
 use crate::schema::serialize_utc;
 
+use super::archetype::ArchetypeDetector;
 use super::layer_z::{Dimension, DimensionScore, Evidence, LayerZ, TrustMode, clamp01};
 use super::parts::saturate;
 use super::turn::{ArcState, score_turn};
@@ -83,18 +84,19 @@ pub struct Draft {
 }
 
 /// Scores every human turn of `conversation` in context and rolls them up.
-pub fn score_conversation(conversation: &Conversation) -> Draft {
-    score(conversation, false)
+pub fn score_conversation(conversation: &Conversation, detector: &mut ArchetypeDetector) -> Draft {
+    score(conversation, false, detector)
 }
 
 /// Scores every human turn on its own (the `reviews` pipeline): no AI context, no
 /// carry-over between texts, no repetition across texts.
-pub fn score_standalone(conversation: &Conversation) -> Draft {
-    score(conversation, true)
+pub fn score_standalone(conversation: &Conversation, detector: &mut ArchetypeDetector) -> Draft {
+    score(conversation, true, detector)
 }
 
-fn score(conversation: &Conversation, standalone: bool) -> Draft {
-    let mut signals = conversation_signals(conversation);
+fn score(conversation: &Conversation, standalone: bool, detector: &mut ArchetypeDetector) -> Draft {
+    let mut signals =
+        conversation_signals(conversation, |text, role| detector.add_turn(text, role));
     if standalone {
         for s in &mut signals {
             s.prior_ai = None;

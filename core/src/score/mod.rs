@@ -15,7 +15,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::assembly::assemble;
-use crate::features::text::Text;
 use crate::schema::{IngestRequest, Pipeline};
 
 pub use archetype::{Archetype, Environment};
@@ -161,13 +160,12 @@ pub fn score_with_progress(
         let scored: Vec<(conversation::Draft, archetype::ArchetypeDetector)> = chunk
             .par_iter()
             .map(|c| {
-                let draft = match pipeline {
-                    ScoredPipeline::Support => conversation::score_conversation(c),
-                    ScoredPipeline::Reviews => conversation::score_standalone(c),
-                };
                 let mut d = archetype::ArchetypeDetector::new();
+                let draft = match pipeline {
+                    ScoredPipeline::Support => conversation::score_conversation(c, &mut d),
+                    ScoredPipeline::Reviews => conversation::score_standalone(c, &mut d),
+                };
                 for t in &c.turns {
-                    d.add_turn(&Text::new(&t.event.content), t.role);
                     if let Some(meta) = &t.event.metadata {
                         for key in ["archetype", "environment_type", "domain"] {
                             if let Some(Value::String(h)) = meta.get(key) {
