@@ -36,6 +36,10 @@ use undertone_core::IngestRequest;
 use undertone_core::score::score;
 use undertone_core::validate::{self, Options};
 
+/// The allocator of the `undertone` binary, so the figures are the CLI's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Any error; `Send` so that it can leave a rayon pool.
 type Failure = Box<dyn Error + Send + Sync>;
 

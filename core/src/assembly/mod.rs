@@ -31,7 +31,7 @@ pub enum Grouping {
 
 /// One event placed in its conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Turn {
+pub struct Turn<'e> {
     /// Position of the event in the request's `events` array.
     pub event_index: usize,
     /// Who wrote the turn.
@@ -40,12 +40,12 @@ pub struct Turn {
     pub role_source: RoleSource,
     /// The event itself.
     #[serde(flatten)]
-    pub event: Event,
+    pub event: &'e Event,
 }
 
 /// The turns of one conversation, ordered by timestamp, ties by input order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Conversation {
+pub struct Conversation<'e> {
     /// The caller's id, or for implicit groups `auto:<actor>/<context or ->/<start>`, where
     /// `%`, `/` and a context of exactly `-` are percent-escaped so ids never collide.
     pub conversation_id: String,
@@ -64,12 +64,12 @@ pub struct Conversation {
     /// Number of AI turns.
     pub ai_turn_count: usize,
     /// The turns in conversation order.
-    pub turns: Vec<Turn>,
+    pub turns: Vec<Turn<'e>>,
 }
 
 /// Every conversation found in a set of events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Assembly {
+pub struct Assembly<'e> {
     /// The deployment the events came from, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deployment_id: Option<String>,
@@ -82,11 +82,11 @@ pub struct Assembly {
     /// Ids of conversations that hold no human turn: kept, but nothing in them is scored.
     pub without_human_turns: Vec<String>,
     /// The conversations, ordered by start time, ties by first input position.
-    pub conversations: Vec<Conversation>,
+    pub conversations: Vec<Conversation<'e>>,
 }
 
 /// Groups `events` into conversations. `deployment_id` lets AI turns be recognised by `actor_id`.
-pub fn assemble(events: &[Event], deployment_id: Option<&str>) -> Assembly {
+pub fn assemble<'e>(events: &'e [Event], deployment_id: Option<&str>) -> Assembly<'e> {
     let roles: Vec<(Role, RoleSource)> = events
         .iter()
         .map(|e| role::resolve(e, deployment_id))
@@ -217,20 +217,20 @@ fn split_on_gaps<'a>(thread: &'a [usize], events: &[Event]) -> Vec<&'a [usize]> 
     parts
 }
 
-fn build(
+fn build<'e>(
     conversation_id: String,
     grouping: Grouping,
     idx: &[usize],
-    events: &[Event],
+    events: &'e [Event],
     roles: &[(Role, RoleSource)],
-) -> Conversation {
-    let turns: Vec<Turn> = idx
+) -> Conversation<'e> {
+    let turns: Vec<Turn<'e>> = idx
         .iter()
         .map(|&i| Turn {
             event_index: i,
             role: roles[i].0,
             role_source: roles[i].1,
-            event: events[i].clone(),
+            event: &events[i],
         })
         .collect();
     let mut human_actor_ids: Vec<String> = Vec::new();

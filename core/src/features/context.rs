@@ -113,11 +113,14 @@ pub fn conversation_signals(
     let mut human_bags: Vec<(usize, Bag)> = Vec::new();
     let mut human_words_total = 0usize;
     let mut last_ai: Option<(AiTurn, Bag)> = None;
-    let mut last_human: Option<(Bag, bool)> = None;
+    // The last human turn since the last AI turn: its index in `human_bags`, and
+    // whether it asked something.
+    let mut last_human: Option<(usize, bool)> = None;
+    let mut text = Text::default();
     let mut failure_history = 0.0f64;
     let mut prev_time: Option<chrono::DateTime<chrono::Utc>> = None;
     for turn in &conversation.turns {
-        let text = Text::new(&turn.event.content);
+        text.fill(&turn.event.content);
         on_text(&text, turn.role);
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
@@ -130,8 +133,9 @@ pub fn conversation_signals(
                     Some((_, prev)) if prev.len() >= 3 && bag.len() >= 3 => prev.dice(&bag),
                     _ => 0.0,
                 };
-                let (ignores_question, short_non_answer) = match &last_human {
+                let (ignores_question, short_non_answer) = match last_human {
                     Some((q, true)) => {
+                        let q = &human_bags[q].1;
                         let shared = if q.is_empty() {
                             1.0
                         } else {
@@ -245,8 +249,8 @@ pub fn conversation_signals(
                     markers,
                 };
                 human_words_total += words;
-                human_bags.push((turn.event_index, bag.clone()));
-                last_human = Some((bag, is_question || text.questions > 0));
+                last_human = Some((human_bags.len(), is_question || text.questions > 0));
+                human_bags.push((turn.event_index, bag));
                 out.push(signals);
             }
         }

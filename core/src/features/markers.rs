@@ -6,7 +6,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::text::Text;
 
@@ -171,6 +171,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     }
     let automaton = AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
         .build(patterns.iter().map(|(p, _)| *p))
         .expect("marker phrases build an automaton");
     let self_negated = patterns
@@ -188,14 +189,24 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
 });
 
 /// What the marker lexicon found in one text.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Markers {
     /// Per category: combined strength in [0, 1] (noisy-or of the matched phrases' weights).
     strength: [f32; CATEGORY_COUNT],
-    /// Per category: the strongest matched phrase.
-    phrase: [Option<&'static str>; CATEGORY_COUNT],
-    /// Per category: the weight of `phrase`.
-    phrase_weight: [f32; CATEGORY_COUNT],
+    /// Per category: the lexicon index of the strongest matched phrase, or [`NO_PHRASE`].
+    phrase: [u16; CATEGORY_COUNT],
+}
+
+/// No phrase of the category matched.
+const NO_PHRASE: u16 = u16::MAX;
+
+impl Default for Markers {
+    fn default() -> Markers {
+        Markers {
+            strength: [0.0; CATEGORY_COUNT],
+            phrase: [NO_PHRASE; CATEGORY_COUNT],
+        }
+    }
 }
 
 impl Markers {
@@ -203,6 +214,7 @@ impl Markers {
     pub fn find(text: &Text) -> Markers {
         let lex = &*LEXICON;
         let mut m = Markers::default();
+        let mut phrase_weight = [0.0f32; CATEGORY_COUNT];
         for hit in lex.automaton.find_overlapping_iter(&text.lower) {
             let (start, end) = (hit.start(), hit.end());
             if !text.on_word_boundaries(start, end) {
@@ -212,14 +224,14 @@ impl Markers {
             if !lex.self_negated[id] && negated_before(text, start) {
                 continue;
             }
-            let (phrase, cats) = &lex.patterns[id];
-            for &(cat, w) in cats {
+            for &(cat, w) in &lex.patterns[id].1 {
                 let i = cat.index();
                 let before = m.strength[i];
                 m.strength[i] = 1.0 - (1.0 - before) * (1.0 - w);
-                if w > m.phrase_weight[i] {
-                    m.phrase[i] = Some(phrase);
-                    m.phrase_weight[i] = w;
+                if w > phrase_weight[i] {
+                    // The lexicon has far fewer than 65 535 phrases (checked in a test).
+                    m.phrase[i] = id as u16;
+                    phrase_weight[i] = w;
                 }
             }
         }
@@ -233,7 +245,10 @@ impl Markers {
 
     /// The strongest phrase of `category` that matched.
     pub fn phrase(&self, category: Category) -> Option<&'static str> {
-        self.phrase[category.index()]
+        match self.phrase[category.index()] {
+            NO_PHRASE => None,
+            id => LEXICON.patterns.get(usize::from(id)).map(|(p, _)| *p),
+        }
     }
 
     /// Whether any phrase of `category` matched.
@@ -260,6 +275,7 @@ mod tests {
     #[test]
     fn every_lexicon_line_parses_and_categories_round_trip() {
         assert!(LEXICON.patterns.len() > 400);
+        assert!(LEXICON.patterns.len() < usize::from(NO_PHRASE));
         for c in Category::ALL {
             assert_eq!(Category::parse(c.as_str()), Some(c));
             assert!(

@@ -29,24 +29,84 @@ pub struct Text {
 impl Text {
     /// Prepares `raw` for the signal functions.
     pub fn new(raw: &str) -> Text {
-        let mut t = Text {
-            lower: String::with_capacity(raw.len()),
-            ..Text::default()
-        };
+        let mut t = Text::default();
+        t.fill(raw);
+        t
+    }
+
+    /// Prepares `raw` in place, reusing this value's buffers.
+    pub fn fill(&mut self, raw: &str) {
+        self.lower.clear();
+        self.spans.clear();
+        self.shouted.clear();
+        self.lower.reserve(raw.len());
+        self.spans.reserve(raw.len() / 5 + 1);
+        self.shouted.reserve(raw.len() / 5 + 1);
+        self.exclamations = 0;
+        self.questions = 0;
+        self.chars = 0;
+        if raw.is_ascii() {
+            self.fill_ascii(raw.as_bytes());
+        } else {
+            self.fill_unicode(raw);
+        }
+        self.ends_with_question = raw
+            .trim_end_matches(|c: char| c.is_whitespace() || !c.is_ascii() && !c.is_alphanumeric())
+            .ends_with('?');
+    }
+
+    /// The common case, byte by byte: same rules as [`Text::fill_unicode`] on ASCII.
+    fn fill_ascii(&mut self, raw: &[u8]) {
+        let mut word_start: Option<usize> = None;
+        let (mut letters, mut uppers) = (0u32, 0u32);
+        let mut lower = std::mem::take(&mut self.lower).into_bytes();
+        for (i, &b) in raw.iter().enumerate() {
+            match b {
+                b'!' => self.exclamations += 1,
+                b'?' => self.questions += 1,
+                _ => {}
+            }
+            let inner_apostrophe = b == b'\''
+                && word_start.is_some()
+                && raw.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
+            if b.is_ascii_alphanumeric() || inner_apostrophe {
+                if word_start.is_none() {
+                    word_start = Some(i);
+                    letters = 0;
+                    uppers = 0;
+                }
+                if b.is_ascii_alphabetic() {
+                    letters += 1;
+                    uppers += u32::from(b.is_ascii_uppercase());
+                }
+            } else if let Some(start) = word_start.take() {
+                self.push_span(start, i, letters, uppers);
+            }
+            lower.push(b.to_ascii_lowercase());
+        }
+        if let Some(start) = word_start {
+            self.push_span(start, raw.len(), letters, uppers);
+        }
+        self.chars = raw.len() as u32;
+        // Only ASCII bytes were pushed.
+        self.lower = String::from_utf8(lower).unwrap_or_default();
+    }
+
+    fn fill_unicode(&mut self, raw: &str) {
         let mut word_start: Option<usize> = None;
         let mut letters = 0u32;
         let mut uppers = 0u32;
         let mut chars = raw.chars().peekable();
         while let Some(c) = chars.next() {
-            t.chars += 1;
+            self.chars += 1;
             let c = if c == '\u{2019}' || c == '\u{2018}' {
                 '\''
             } else {
                 c
             };
             match c {
-                '!' => t.exclamations += 1,
-                '?' => t.questions += 1,
+                '!' => self.exclamations += 1,
+                '?' => self.questions += 1,
                 _ => {}
             }
             // An apostrophe is part of a word only between two word characters ("don't").
@@ -55,7 +115,7 @@ impl Text {
                 && chars.peek().is_some_and(|n| n.is_alphanumeric());
             if c.is_alphanumeric() || inner_apostrophe {
                 if word_start.is_none() {
-                    word_start = Some(t.lower.len());
+                    word_start = Some(self.lower.len());
                     letters = 0;
                     uppers = 0;
                 }
@@ -66,27 +126,23 @@ impl Text {
                     }
                 }
             } else if let Some(start) = word_start.take() {
-                t.push_word(start, letters, uppers);
+                self.push_span(start, self.lower.len(), letters, uppers);
             }
             if c.is_uppercase() {
-                t.lower.extend(c.to_lowercase());
+                self.lower.extend(c.to_lowercase());
             } else {
-                t.lower.push(c);
+                self.lower.push(c);
             }
         }
         if let Some(start) = word_start {
-            t.push_word(start, letters, uppers);
+            self.push_span(start, self.lower.len(), letters, uppers);
         }
-        t.ends_with_question = raw
-            .trim_end_matches(|c: char| c.is_whitespace() || !c.is_ascii() && !c.is_alphanumeric())
-            .ends_with('?');
-        t
     }
 
-    fn push_word(&mut self, start: usize, letters: u32, uppers: u32) {
+    fn push_span(&mut self, start: usize, end: usize, letters: u32, uppers: u32) {
         // Offsets fit in u32: content is at most 32 KiB by contract, and longer CLI
         // input is still far below 4 GiB per turn.
-        self.spans.push((start as u32, self.lower.len() as u32));
+        self.spans.push((start as u32, end as u32));
         self.shouted.push(letters >= 2 && uppers == letters);
     }
 
@@ -170,6 +226,38 @@ mod tests {
         let t = Text::new("unhelpful help");
         assert!(!t.on_word_boundaries(2, 6));
         assert!(t.on_word_boundaries(10, 14));
+    }
+
+    fn unicode_path(raw: &str) -> Text {
+        let mut t = Text::default();
+        t.fill_unicode(raw);
+        t.ends_with_question = Text::new(raw).ends_with_question;
+        t
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_fast_path_agrees_with_the_unicode_path(raw in "[ -~\\t\\n]{0,80}") {
+            let fast = Text::new(&raw);
+            let slow = unicode_path(&raw);
+            proptest::prop_assert_eq!(&fast.lower, &slow.lower);
+            proptest::prop_assert_eq!(&fast.spans, &slow.spans);
+            proptest::prop_assert_eq!(&fast.shouted, &slow.shouted);
+            proptest::prop_assert_eq!(
+                (fast.exclamations, fast.questions, fast.chars),
+                (slow.exclamations, slow.questions, slow.chars)
+            );
+        }
+    }
+
+    #[test]
+    fn refilling_reuses_buffers_without_leftovers() {
+        let mut t = Text::new("A LONG first TEXT with many words!!");
+        t.fill("ok?");
+        assert_eq!(t.lower, "ok?");
+        assert_eq!(t.word_count(), 1);
+        assert_eq!((t.exclamations, t.questions, t.chars), (0, 1, 3));
+        assert!(t.ends_with_question);
     }
 
     #[test]

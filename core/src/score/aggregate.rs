@@ -1,7 +1,10 @@
 //! The request-level Layer Z: every conversation counts once.
 
 use super::conversation::ConversationResult;
-use super::layer_z::{Dimension, DimensionScore, Evidence, LayerZ, TrustMode, sort_evidence};
+use super::layer_z::{
+    Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, evidence_order,
+    sort_evidence,
+};
 use super::parts::saturate;
 
 /// Rolls conversation results up into one Layer Z for the request.
@@ -31,14 +34,21 @@ fn dimension(conversations: &[ConversationResult], d: Dimension) -> DimensionSco
     let mean_confidence = scored.iter().map(|s| s.confidence).sum::<f64>() / n;
     // More conversations, more confidence: 1 → 0.33, 5 → 0.86, 20+ → ~1 (times their own).
     let confidence = mean_confidence * saturate(n, 0.4);
-    let mut evidence: Vec<Evidence> = scored
-        .iter()
-        .flat_map(|s| s.evidence.iter().cloned())
-        .collect();
-    // Each conversation weighs 1/n in the mean.
-    for e in &mut evidence {
-        e.contribution /= n;
+    // The strongest items across conversations, chosen by reference and cloned once.
+    let mut all: Vec<&Evidence> = scored.iter().flat_map(|s| &s.evidence).collect();
+    let keep = MAX_EVIDENCE.min(all.len());
+    if keep > 0 && keep < all.len() {
+        all.select_nth_unstable_by(keep - 1, |a, b| evidence_order(a, b));
+        all.truncate(keep);
     }
+    // Each conversation weighs 1/n in the mean.
+    let mut evidence: Vec<Evidence> = all
+        .into_iter()
+        .map(|e| Evidence {
+            contribution: e.contribution / n,
+            ..e.clone()
+        })
+        .collect();
     sort_evidence(&mut evidence);
     let mut out = DimensionScore::new(d, score, confidence, evidence);
     if d == Dimension::TrustCalibration {

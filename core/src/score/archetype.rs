@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -675,6 +675,7 @@ fn parse_lexicon(src: &str) -> (Lexicon, Vec<String>) {
 
     let automaton = AhoCorasick::builder()
         .match_kind(MatchKind::LeftmostLongest)
+        .kind(Some(AhoCorasickKind::DFA))
         .build(&pattern_texts)
         .map_err(|e| errors.push(format!("automaton: {e}")))
         .ok();

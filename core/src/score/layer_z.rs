@@ -257,14 +257,19 @@ pub const MAX_EVIDENCE: usize = 5;
 /// Strongest first (by absolute contribution), ties by turn then signal; at most [`MAX_EVIDENCE`].
 pub fn sort_evidence(evidence: &mut Vec<Evidence>) {
     evidence.retain(|e| round4(e.contribution) != 0.0);
-    evidence.sort_by(|a, b| {
-        b.contribution
-            .abs()
-            .total_cmp(&a.contribution.abs())
-            .then(a.event_index.cmp(&b.event_index))
-            .then(a.signal.cmp(b.signal))
-    });
+    evidence.sort_by(evidence_order);
     evidence.truncate(MAX_EVIDENCE);
+}
+
+/// The order of evidence: strongest first (by absolute contribution), ties by turn,
+/// conversation, then signal.
+pub fn evidence_order(a: &Evidence, b: &Evidence) -> std::cmp::Ordering {
+    b.contribution
+        .abs()
+        .total_cmp(&a.contribution.abs())
+        .then(a.event_index.cmp(&b.event_index))
+        .then(a.conversation_id.cmp(&b.conversation_id))
+        .then(a.signal.cmp(b.signal))
 }
 
 /// Clamps to [0, 1]; NaN becomes 0.

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::assembly::assemble;
+use crate::assembly::{Conversation, assemble};
 use crate::schema::{IngestRequest, Pipeline};
 
 pub use archetype::{Archetype, Environment};
@@ -128,6 +128,28 @@ impl SessionIntelligence {
     }
 }
 
+/// Scores one conversation and adds its texts and metadata hints to `d`.
+fn score_one(
+    c: &Conversation<'_>,
+    pipeline: ScoredPipeline,
+    d: &mut archetype::ArchetypeDetector,
+) -> conversation::Draft {
+    let draft = match pipeline {
+        ScoredPipeline::Support => conversation::score_conversation(c, d),
+        ScoredPipeline::Reviews => conversation::score_standalone(c, d),
+    };
+    for t in &c.turns {
+        if let Some(meta) = &t.event.metadata {
+            for key in ["archetype", "environment_type", "domain"] {
+                if let Some(Value::String(h)) = meta.get(key) {
+                    d.add_hint(h);
+                }
+            }
+        }
+    }
+    draft
+}
+
 /// Scores a validated request. Deterministic: the same request gives the same result,
 /// whatever the number of threads.
 pub fn score(request: &IngestRequest) -> SessionIntelligence {
@@ -157,30 +179,27 @@ pub fn score_with_progress(
     let mut drafts = Vec::with_capacity(total);
     let mut detector = archetype::ArchetypeDetector::new();
     for chunk in assembly.conversations.chunks(PROGRESS_CHUNK) {
-        let scored: Vec<(conversation::Draft, archetype::ArchetypeDetector)> = chunk
+        // One detector per rayon split, not per conversation: term counts are sums, so
+        // the merged detector is the same however the work was split.
+        let (scored, d) = chunk
             .par_iter()
-            .map(|c| {
-                let mut d = archetype::ArchetypeDetector::new();
-                let draft = match pipeline {
-                    ScoredPipeline::Support => conversation::score_conversation(c, &mut d),
-                    ScoredPipeline::Reviews => conversation::score_standalone(c, &mut d),
-                };
-                for t in &c.turns {
-                    if let Some(meta) = &t.event.metadata {
-                        for key in ["archetype", "environment_type", "domain"] {
-                            if let Some(Value::String(h)) = meta.get(key) {
-                                d.add_hint(h);
-                            }
-                        }
-                    }
-                }
-                (draft, d)
-            })
-            .collect();
-        for (draft, d) in scored {
-            drafts.push(draft);
-            detector.merge(&d);
-        }
+            .fold(
+                || (Vec::new(), archetype::ArchetypeDetector::new()),
+                |(mut out, mut d), c| {
+                    out.push(score_one(c, pipeline, &mut d));
+                    (out, d)
+                },
+            )
+            .reduce(
+                || (Vec::new(), archetype::ArchetypeDetector::new()),
+                |(mut a, mut da), (b, db)| {
+                    a.extend(b);
+                    da.merge(&db);
+                    (a, da)
+                },
+            );
+        drafts.extend(scored);
+        detector.merge(&d);
         progress(drafts.len(), total);
     }
     dependency::apply(&mut drafts);

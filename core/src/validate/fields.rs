@@ -325,8 +325,7 @@ pub(crate) fn check_metadata(
         return None;
     };
     let mut ok = true;
-    // Serialising a Value to a Vec cannot fail: every key is a string.
-    let bytes = serde_json::to_vec(v).map_or(usize::MAX, |b| b.len());
+    let bytes = compact_json_len(v);
     if bytes > limits::METADATA_MAX_BYTES {
         c.push(
             path,
@@ -380,6 +379,26 @@ fn depth(v: &Value) -> usize {
         stack.extend(children.map(|child| (child, d + 1)));
     }
     deepest
+}
+
+/// Length of `v` as compact JSON, counted without building the text.
+fn compact_json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    // Serialising a Value cannot fail: every key is a string, and counting never errs.
+    match serde_json::to_writer(&mut n, v) {
+        Ok(()) => n.0,
+        Err(_) => usize::MAX,
+    }
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ proptest! {
         prop_assert_eq!(a.event_count, events.len());
         for c in &a.conversations {
             for t in &c.turns {
-                prop_assert_eq!(&t.event, &events[t.event_index]);
+                prop_assert_eq!(t.event, &events[t.event_index]);
             }
         }
         let humans = a.conversations.iter().map(|c| c.human_turn_count).sum::<usize>();
