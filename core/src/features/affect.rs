@@ -985,6 +985,15 @@ mod tests {
     }
 
     #[test]
+    fn technical_words_carry_no_affect() {
+        let a = affect(&Text::new("The parser throws an error on negative input"));
+        assert_eq!(a.negative, 0.0, "{a:?}");
+        assert_eq!(a.compound, 0.0, "{a:?}");
+        // A feeling about the error still counts.
+        assert!(affect(&Text::new("this error is so annoying")).compound < -0.3);
+    }
+
+    #[test]
     fn lexicons_parse_completely() {
         let lex = &*LEXICON;
         let lexical = lex.words.values().filter(|e| e.lexical).count();

@@ -2,7 +2,9 @@
 //!
 //! The phrases live in `lexicons/markers.tsv` (category, weight, phrase). A match
 //! counts only on whole words, and not when a negator ("not", "never", "don't", …)
-//! stands within the three words before it ("not helpful" is not praise).
+//! stands within the three words before it ("not helpful" is not praise). Lines of
+//! the pseudo-category `mask` name phrases that hide every marker inside them: "no
+//! need to be sorry" and "sorry to hear that" are not the AI apologising for a failure.
 
 use std::sync::LazyLock;
 
@@ -43,6 +45,8 @@ pub enum Category {
     Comprehension,
     /// Going along with the AI ("ok", "will do", "if you say so").
     Acceptance,
+    /// Saying the AI's output will not be checked ("no need to review it", "I trust you").
+    SkippedCheck,
     /// The AI apologises or concedes an error.
     AiApology,
     /// The AI refuses or says it cannot.
@@ -61,7 +65,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in index order.
-    pub const ALL: [Category; 22] = [
+    pub const ALL: [Category; 23] = [
         Category::Frustration,
         Category::Insult,
         Category::Escalation,
@@ -77,6 +81,7 @@ impl Category {
         Category::SelfEfficacy,
         Category::Comprehension,
         Category::Acceptance,
+        Category::SkippedCheck,
         Category::AiApology,
         Category::AiRefusal,
         Category::AiUnknown,
@@ -104,6 +109,7 @@ impl Category {
             Category::SelfEfficacy => "self_efficacy",
             Category::Comprehension => "comprehension",
             Category::Acceptance => "acceptance",
+            Category::SkippedCheck => "skipped_check",
             Category::AiApology => "ai_apology",
             Category::AiRefusal => "ai_refusal",
             Category::AiUnknown => "ai_unknown",
@@ -137,6 +143,8 @@ const NEGATORS: [&str; 16] = [
 
 struct Lexicon {
     automaton: AhoCorasick,
+    /// Per pattern: whether it is a mask (hides the markers inside its span).
+    mask: Vec<bool>,
     /// Per pattern: the phrase and every (category, weight) it belongs to.
     patterns: Vec<(&'static str, Vec<(Category, f32)>)>,
     /// Per pattern: whether the phrase itself contains a negator, so it is not cancelled.
@@ -145,6 +153,7 @@ struct Lexicon {
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     let mut patterns: Vec<(&'static str, Vec<(Category, f32)>)> = Vec::new();
+    let mut masks: Vec<&'static str> = Vec::new();
     for (n, line) in MARKERS_TSV.lines().enumerate() {
         let line = line.trim_end();
         if line.is_empty() || line.starts_with('#') {
@@ -159,6 +168,10 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
                 n + 1
             );
         };
+        if cat == "mask" {
+            masks.push(phrase);
+            continue;
+        }
         let cat = Category::parse(cat)
             .unwrap_or_else(|| panic!("markers.tsv line {}: unknown category {cat}", n + 1));
         let weight: f32 = weight
@@ -169,6 +182,12 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
             None => patterns.push((phrase, vec![(cat, weight)])),
         }
     }
+    let mask: Vec<bool> = patterns
+        .iter()
+        .map(|_| false)
+        .chain(masks.iter().map(|_| true))
+        .collect();
+    patterns.extend(masks.into_iter().map(|p| (p, Vec::new())));
     let automaton = AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
         .kind(Some(AhoCorasickKind::DFA))
@@ -183,6 +202,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         .collect();
     Lexicon {
         automaton,
+        mask,
         patterns,
         self_negated,
     }
@@ -215,13 +235,27 @@ impl Markers {
         let lex = &*LEXICON;
         let mut m = Markers::default();
         let mut phrase_weight = [0.0f32; CATEGORY_COUNT];
+        // Matches on whole words, in the automaton's order; masks kept apart.
+        let mut hits: Vec<(usize, usize, usize)> = Vec::new();
+        let mut masks: Vec<(usize, usize)> = Vec::new();
         for hit in lex.automaton.find_overlapping_iter(&text.lower) {
             let (start, end) = (hit.start(), hit.end());
             if !text.on_word_boundaries(start, end) {
                 continue;
             }
             let id = hit.pattern().as_usize();
-            if !lex.self_negated[id] && negated_before(text, start) {
+            if lex.mask[id] {
+                masks.push((start, end));
+            } else if lex.self_negated[id] || !negated_before(text, start) {
+                hits.push((start, end, id));
+            }
+        }
+        for (start, end, id) in hits {
+            // A mask hides what lies inside it, not a marker phrase with the same span.
+            if masks
+                .iter()
+                .any(|&(s, e)| s <= start && end <= e && (s, e) != (start, end))
+            {
                 continue;
             }
             for &(cat, w) in &lex.patterns[id].1 {
@@ -257,11 +291,16 @@ impl Markers {
     }
 }
 
-/// Whether a negator is among the three words that end before byte `start`.
+/// Whether a negator is among the three words that end before byte `start`, in the
+/// same clause: punctuation ends a negation's reach ("no, it still fails" is not
+/// negated; "not really helpful" is).
 fn negated_before(text: &Text, start: usize) -> bool {
     let first_after = text.spans.partition_point(|&(s, _)| (s as usize) < start);
     let from = first_after.saturating_sub(3);
-    (from..first_after).any(|i| NEGATORS.contains(&text.word(i)))
+    (from..first_after).any(|i| {
+        NEGATORS.contains(&text.word(i))
+            && !text.lower[text.spans[i].1 as usize..start].contains([',', '.', ';', ':', '!', '?'])
+    })
 }
 
 #[cfg(test)]
@@ -307,6 +346,13 @@ mod tests {
     }
 
     #[test]
+    fn negation_stops_at_punctuation() {
+        assert!(find("no, it still fails").has(Category::ProblemPersists));
+        assert!(!find("it was not really helpful").has(Category::Resolution));
+        assert!(find("Not what I wanted. Thanks anyway").has(Category::Gratitude));
+    }
+
+    #[test]
     fn whole_words_only() {
         assert!(!find("the border is open").has(Category::Acceptance));
         assert!(!find("mythanks").has(Category::Gratitude));
@@ -323,6 +369,19 @@ mod tests {
         let f2 = find("this is annoying and ridiculous").get(Category::Frustration);
         assert!(f2 > f1, "{f2} > {f1}");
         assert!((f1 - 0.7).abs() < 1e-6);
+    }
+
+    #[test]
+    fn masks_hide_the_markers_inside_them() {
+        assert!(!find("No need to be sorry, happy to help.").has(Category::AiApology));
+        assert!(!find("I'm sorry to hear that.").has(Category::AiApology));
+        let m = find("Sorry to hear that. Sorry, I can't do refunds.");
+        assert!(m.has(Category::AiApology), "the second sorry is an apology");
+        assert!(m.has(Category::AiRefusal));
+        let m = find("fine, whatever you think");
+        assert!(!m.has(Category::Dismissal));
+        assert!(m.has(Category::Acceptance));
+        assert!(find("whatever, forget it").has(Category::Dismissal));
     }
 
     #[test]

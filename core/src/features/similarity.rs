@@ -31,7 +31,10 @@ impl Bag {
         let stop = &*STOPWORDS;
         let mut v: Vec<u64> = text
             .words()
-            .filter(|w| !(stop.contains(w) || w.len() == 1 && w.is_ascii()))
+            // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
+            .filter(|w| {
+                !(stop.contains(w) || w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic())
+            })
             .map(|w| word_hash(stem(w)))
             .collect();
         v.sort_unstable();
@@ -125,6 +128,14 @@ mod tests {
         assert_eq!(bag("refunds").dice(&bag("refunded")), 1.0);
         assert_eq!(stem("is"), "is");
         assert_eq!(stem("crashing"), "crash");
+    }
+
+    #[test]
+    fn numbers_are_content() {
+        let q = bag("Is it 7 or 8?");
+        let a = bag("It is 7.");
+        assert_eq!(q.covered_by(&a), 0.5);
+        assert!(bag("2").len() == 1 && bag("a").is_empty());
     }
 
     #[test]

@@ -291,15 +291,22 @@ fn resolution(
     let final_frustration = turns
         .last()
         .map_or(0.0, |t| t.layer_z.frustration_buildup.score);
+    // The last two human turns: one must say the need was met, and nothing at or after
+    // it may take that back ("thanks! … but it still fails", "thanks for nothing").
     let tail = &signals[signals.len().saturating_sub(2)..];
-    let satisfied = tail.iter().any(|s| {
+    let bad = |s: &TurnSignals| {
+        let m = &s.markers;
+        m.get(Category::ProblemPersists)
+            .max(m.get(Category::Correction))
+            .max(m.get(Category::GivingUp))
+            .max(m.get(Category::Dismissal))
+            .max(m.get(Category::Frustration))
+            .max(m.get(Category::Insult))
+    };
+    let satisfied = tail.iter().enumerate().any(|(k, s)| {
         let m = &s.markers;
         let good = m.get(Category::Resolution).max(m.get(Category::Gratitude));
-        let bad = m
-            .get(Category::ProblemPersists)
-            .max(m.get(Category::Correction))
-            .max(m.get(Category::GivingUp));
-        good >= 0.6 && bad < 0.5
+        good >= 0.6 && tail[k..].iter().all(|later| bad(later) < 0.5)
     });
     (
         satisfied && final_frustration < 0.45,

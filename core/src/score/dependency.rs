@@ -40,17 +40,24 @@ pub fn apply(drafts: &mut [Draft]) {
             let score = clamp01(LEVEL_WEIGHT * level + CHANGE_WEIGHT * change);
             let id = drafts[i].result.conversation_id.clone();
             let at = drafts[i].result.turns.first().map_or(0, |t| t.event_index);
-            let mut evidence = drafts[i].result.layer_z.dependency_drift.evidence.clone();
-            evidence.push(Evidence {
-                signal: "dependency_level",
-                event_index: at,
-                conversation_id: Some(id.clone()),
-                contribution: LEVEL_WEIGHT * level,
-                detail: Some(format!(
-                    "mean delegation level {level:.2} over {} conversation(s) of {actor}",
-                    history.len()
-                )),
-            });
+            // Evidence in score units: this conversation's own turn items count for their
+            // share of the mean level, the earlier conversations as one item, then the trend.
+            let n = history.len() as f64;
+            let mut evidence = own_evidence(&drafts[i], LEVEL_WEIGHT / n);
+            if history.len() > 1 {
+                let earlier = &history[..history.len() - 1];
+                evidence.push(Evidence {
+                    signal: "dependency_level",
+                    event_index: at,
+                    conversation_id: Some(id.clone()),
+                    contribution: LEVEL_WEIGHT * earlier.iter().sum::<f64>() / n,
+                    detail: Some(format!(
+                        "mean delegation level {:.2} in {} earlier conversation(s) of {actor}",
+                        earlier.iter().sum::<f64>() / earlier.len() as f64,
+                        earlier.len()
+                    )),
+                });
+            }
             if history.len() > 1 {
                 evidence.push(Evidence {
                     signal: "dependency_trend",
@@ -73,6 +80,39 @@ pub fn apply(drafts: &mut [Draft]) {
     for (i, d) in updates {
         drafts[i].result.layer_z.dependency_drift = d;
     }
+}
+
+/// This conversation's turn evidence as parts of its mean level, times `factor`: each
+/// turn item divided by the number of turns, the per-turn baselines as one item.
+fn own_evidence(draft: &Draft, factor: f64) -> Vec<Evidence> {
+    let turns = &draft.result.turns;
+    let per_turn = factor / turns.len().max(1) as f64;
+    let id = &draft.result.conversation_id;
+    let mut out: Vec<Evidence> = Vec::new();
+    let mut baseline = 0.0;
+    for t in turns {
+        for e in &t.layer_z.dependency_drift.evidence {
+            if e.signal == "baseline" {
+                baseline += e.contribution * per_turn;
+            } else {
+                out.push(Evidence {
+                    conversation_id: Some(id.clone()),
+                    contribution: e.contribution * per_turn,
+                    ..e.clone()
+                });
+            }
+        }
+    }
+    if let Some(first) = turns.first() {
+        out.push(Evidence {
+            signal: "baseline",
+            event_index: first.event_index,
+            conversation_id: Some(id.clone()),
+            contribution: baseline,
+            detail: Some("every turn starts from a low dependency level".to_owned()),
+        });
+    }
+    out
 }
 
 /// Least-squares slope of `y` against 0, 1, 2, …; 0 for fewer than two points.

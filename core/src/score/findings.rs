@@ -30,6 +30,7 @@ pub struct Findings {
 
 /// Writes the findings for a scored request.
 pub fn findings(
+    reviews: bool,
     deployment_id: &str,
     environment: &Environment,
     layer_z: &LayerZ,
@@ -103,7 +104,7 @@ pub fn findings(
             .iter()
             .find(|e| e.contribution > 0.0)
         {
-            recommendations.push(recommend(d, e));
+            recommendations.push(recommend(d, e, reviews));
         }
     }
     recommendations.dedup();
@@ -118,15 +119,24 @@ pub fn findings(
                 .find(|e| e.contribution > 0.0)
                 .map(|e| format!("; the strongest driver is {}", describe(e)))
                 .unwrap_or_default();
-            summary.push(format!(
-                "The biggest concern is {}: {k} of {n} {} in the broken band.",
-                d.as_str().replace('_', " "),
-                if k == 1 {
-                    "conversations is"
-                } else {
-                    "conversations are"
-                },
-            ));
+            summary.push(if k == 0 {
+                format!(
+                    "The biggest concern is {} at {:.2} ({}), though no conversation is in the broken band.",
+                    d.as_str().replace('_', " "),
+                    s.score,
+                    s.band.as_str(),
+                )
+            } else {
+                format!(
+                    "The biggest concern is {}: {k} of {n} {} in the broken band.",
+                    d.as_str().replace('_', " "),
+                    if k == 1 {
+                        "conversations is"
+                    } else {
+                        "conversations are"
+                    },
+                )
+            });
             let key = format!(
                 "{} is {:.2} ({}) across {n} {}, with {k} in the broken band{driver}.",
                 capitalise(&d.as_str().replace('_', " ")),
@@ -224,7 +234,39 @@ pub fn signal_label(signal: &str) -> &str {
         .map_or(signal, |(_, l)| l)
 }
 
-const SIGNAL_LABELS: [(&str, &str); 32] = [
+const SIGNAL_LABELS: [(&str, &str); 50] = [
+    (
+        "carried_frustration",
+        "frustration carried from earlier turns",
+    ),
+    (
+        "carried_comprehension_gap",
+        "confusion carried from earlier turns",
+    ),
+    (
+        "carried_over_trust",
+        "over-trust carried from earlier turns",
+    ),
+    (
+        "carried_under_trust",
+        "under-trust carried from earlier turns",
+    ),
+    ("frustration", "frustration so far"),
+    ("final_frustration", "frustration at the end"),
+    ("trust_risk", "trust already strained"),
+    ("last_reply_failed", "the last AI reply failing"),
+    ("shrinking_replies", "replies getting shorter"),
+    ("short_conversation", "very short conversations"),
+    ("return_visits_slowing", "return visits slowing down"),
+    ("dependency_level", "earlier delegation by the same person"),
+    (
+        "earlier_escalation_unmet",
+        "an earlier request for a person not met",
+    ),
+    ("question_after_long_answer", "questions after long answers"),
+    ("high_rating", "high star ratings"),
+    ("verification_after_hedge", "checking a hedged answer"),
+    ("self_efficacy", "people doing the work themselves"),
     ("low_rating", "low star ratings"),
     ("clarification_request", "people asking what the AI meant"),
     ("negative_affect", "negative wording"),
@@ -249,6 +291,10 @@ const SIGNAL_LABELS: [(&str, &str); 32] = [
     (
         "acceptance_after_hedge",
         "accepting a hedged or failed answer without checking",
+    ),
+    (
+        "skipped_check",
+        "people saying they will not check the AI's output",
     ),
     (
         "delegation_after_error",
@@ -295,7 +341,7 @@ const SIGNAL_LABELS: [(&str, &str); 32] = [
     ),
 ];
 
-fn recommend(d: Dimension, e: &Evidence) -> String {
+fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
     let at = locate(e);
     let seen = e
         .detail
@@ -303,6 +349,18 @@ fn recommend(d: Dimension, e: &Evidence) -> String {
         .map(|d| format!(" ({d})"))
         .unwrap_or_default();
     let action = match e.signal {
+        // Standalone feedback has no AI reply to fix: point at what people complain about.
+        _ if reviews => match d {
+            Dimension::EscalationFriction => {
+                "Reviewers ask for a person: make the human channel easy to find from this product"
+            }
+            Dimension::ComprehensionGap => {
+                "Reviewers find the product hard to understand: fix the instructions and wording they quote"
+            }
+            _ => {
+                "Read the low-rated reviews behind this finding and fix the complaint they share first"
+            }
+        },
         "ai_failure" | "ai_failure_history" | "left_after_ai_failure" => {
             "Review the AI replies that apologise, refuse or say they cannot help; fill the gap or hand over to a person at the first failure instead of the second"
         }
@@ -325,7 +383,7 @@ fn recommend(d: Dimension, e: &Evidence) -> String {
         "comprehension_trouble" | "bare_question" | "question_after_long_answer" => {
             "Answers are not understood: shorten them, define terms, and check understanding before moving on"
         }
-        "acceptance_after_hedge" | "delegation_after_error" => {
+        "acceptance_after_hedge" | "delegation_after_error" | "skipped_check" => {
             "People accept hedged or failed answers without checking: show sources and say plainly when an answer needs verifying"
         }
         "dismissal_without_failure" | "premature_escalation" => {

@@ -23,7 +23,7 @@ pub use findings::Findings;
 pub use layer_z::{Band, Dimension, DimensionScore, Direction, Evidence, LayerZ, TrustMode};
 
 /// Version of the scoring rules; changes whenever any score can change.
-pub const SCORER_VERSION: &str = "1.0.0";
+pub const SCORER_VERSION: &str = "1.1.0";
 
 /// Conversations scored between two progress reports.
 const PROGRESS_CHUNK: usize = 2048;
@@ -208,6 +208,7 @@ pub fn score_with_progress(
     let layer_z = aggregate::aggregate(&conversations);
     let environment = detector.finish();
     let f = findings::findings(
+        pipeline == ScoredPipeline::Reviews,
         &request.deployment_id,
         &environment,
         &layer_z,

@@ -38,6 +38,15 @@ impl Parts {
         self.items.iter().map(|e| (-e.contribution).max(0.0)).sum()
     }
 
+    /// Multiplies the negative parts (relief) by `factor`.
+    pub fn scale_relief(&mut self, factor: f64) {
+        for e in &mut self.items {
+            if e.contribution < 0.0 {
+                e.contribution *= factor;
+            }
+        }
+    }
+
     /// Sum of all parts.
     pub fn total(&self) -> f64 {
         self.items.iter().map(|e| e.contribution).sum()

@@ -8,7 +8,7 @@
 use crate::features::context::TurnSignals;
 use crate::features::markers::Category;
 
-use super::layer_z::{Dimension, DimensionScore, LayerZ, TrustMode};
+use super::layer_z::{Band, Dimension, DimensionScore, LayerZ, TrustMode};
 use super::parts::{Parts, saturate, scale};
 
 /// Frustration carried from one human turn to the next (the rest decays).
@@ -52,6 +52,15 @@ pub fn score_turn(s: &TurnSignals, state: &mut ArcState) -> LayerZ {
         silent_abandonment_risk: abandonment,
         escalation_friction: escalation,
         comprehension_gap: comprehension,
+    }
+}
+
+/// "1 star", "4.5 stars".
+fn stars_detail(stars: f64) -> String {
+    if stars == 1.0 {
+        "1 star".to_owned()
+    } else {
+        format!("{stars} stars")
     }
 }
 
@@ -199,7 +208,7 @@ fn frustration(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
             "low_rating",
             i,
             0.6 * (3.0 - stars) / 2.0,
-            Some(format!("{stars} stars")),
+            Some(stars_detail(stars)),
         );
     }
     p.add("ai_failure", i, 0.3 * prior_failure, ai_failure_detail(s));
@@ -238,14 +247,23 @@ fn frustration(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
             "high_rating",
             i,
             -0.3 * (stars - 3.0) / 2.0,
-            Some(format!("{stars} stars")),
+            Some(stars_detail(stars)),
         );
     }
     let push = p.push_total();
     let relief = p.relief_total();
-    let carried = (state.frustration * FRUSTRATION_CARRY - relief).max(0.0);
-    p.add("carried_frustration", i, carried, None);
-    let mut level = carried + (push - 0.5 * relief).max(0.0);
+    // Relief first drains what was carried over, then offsets this turn's push at half.
+    let carry = state.frustration * FRUSTRATION_CARRY;
+    let carried = (carry - relief).max(0.0);
+    let in_turn = (push - 0.5 * relief).max(0.0);
+    let mut level = carried + in_turn;
+    // Evidence in level units: the full carry, the push, and the relief items scaled to
+    // what relief actually removed, so that the items add up to the level.
+    let applied = (carry - carried) + (push - in_turn);
+    if relief > 0.0 {
+        p.scale_relief(applied / relief);
+    }
+    p.add("carried_frustration", i, carry, None);
     // A turn that complains and offers no relief never lowers the level: saturation
     // and decay must not make a hostile turn read calmer than the one before.
     if relief == 0.0 && push >= 0.5 && level < state.frustration {
@@ -268,7 +286,16 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
     let i = s.event_index;
     let failure = s.prior_ai.map_or(0.0, |a| a.failure);
     let hedge = s.prior_ai.map_or(0.0, |a| a.markers.get(Category::AiHedge));
-    let doubt = failure.max(hedge);
+    // Accepting a refusal or an "I don't know" is not trusting an answer: there was
+    // none. Doubt about the answer comes from hedges and from other failures.
+    let gave_no_answer = s
+        .prior_ai
+        .is_some_and(|a| a.markers.has(Category::AiRefusal) || a.markers.has(Category::AiUnknown));
+    let doubt = if gave_no_answer {
+        hedge
+    } else {
+        failure.max(hedge)
+    };
     let checked = m(s, Category::Verification)
         .max(m(s, Category::Correction))
         .max(m(s, Category::ProblemPersists));
@@ -282,6 +309,14 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
             phrase(s, Category::Acceptance),
         );
     }
+    // Declining to check at all is over-trust even after a confident answer, more so
+    // after a hedged or failed one.
+    over.add(
+        "skipped_check",
+        i,
+        0.6 * m(s, Category::SkippedCheck) * (0.6 + 0.4 * doubt),
+        phrase(s, Category::SkippedCheck),
+    );
     over.add(
         "delegation_after_error",
         i,
@@ -339,10 +374,11 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
         turn_confidence(s),
         parts.into_evidence(scale(penalty - 0.1, level)),
     );
-    d.mode = Some(if penalty - 0.1 >= 0.2 {
-        mode
-    } else {
+    // A mode names which way trust is off, so only outside the healthy band.
+    d.mode = Some(if d.band == Band::Healthy {
         TrustMode::Calibrated
+    } else {
+        mode
     });
     d
 }
@@ -364,6 +400,11 @@ fn dependency(s: &TurnSignals) -> DimensionScore {
         -0.4 * m(s, Category::SelfEfficacy),
         phrase(s, Category::SelfEfficacy),
     );
+    let (push, relief) = (p.push_total(), p.relief_total());
+    if relief > push {
+        // The level stops at 0: show only the relief that was used.
+        p.scale_relief(push / relief);
+    }
     let score = p.total().clamp(0.0, 1.0);
     // One turn says little about a trend over time.
     DimensionScore::new(
@@ -420,9 +461,17 @@ fn comprehension(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
         phrase(s, Category::Resolution),
     );
     let relief = p.relief_total();
-    let carried = (state.comprehension * COMPREHENSION_CARRY - relief).max(0.0);
-    p.add("carried_comprehension_gap", i, carried, None);
-    let level = carried + (p.push_total() - carried - relief).max(0.0);
+    let push = p.push_total();
+    // Relief drains the carried gap and this turn's push; evidence as in frustration.
+    let carry = state.comprehension * COMPREHENSION_CARRY;
+    let carried = (carry - relief).max(0.0);
+    let in_turn = (push - relief).max(0.0);
+    let level = carried + in_turn;
+    let applied = (carry - carried) + (push - in_turn);
+    if relief > 0.0 {
+        p.scale_relief(applied / relief);
+    }
+    p.add("carried_comprehension_gap", i, carry, None);
     state.comprehension = level;
     let score = saturate(level, 1.3);
     DimensionScore::new(
@@ -480,7 +529,7 @@ fn abandonment(s: &TurnSignals, frustration: f64) -> DimensionScore {
             "low_rating",
             i,
             0.2 * (3.0 - stars) / 2.0,
-            Some(format!("{stars} stars")),
+            Some(stars_detail(stars)),
         );
     }
     let relief = m(s, Category::Resolution).max(m(s, Category::Gratitude)) * (1.0 - prior_failure);

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use undertone_core::score::{
-    Band, Dimension, DimensionScore, LayerZ, SessionIntelligence, findings::signal_label,
+    Band, Dimension, DimensionScore, Evidence, LayerZ, SessionIntelligence, findings::signal_label,
 };
 
 /// Column headers for the six dimensions, in `Dimension::ALL` order.
@@ -108,18 +108,30 @@ fn row(out: &mut String, z: &LayerZ) {
     let _ = write!(out, "  {:<7}", worst.as_str());
 }
 
-/// The strongest positive evidence of the riskiest dimension.
+/// The strongest positive evidence of the worst dimension (by band, then risk) that has
+/// a signal to show: at least 0.05 of the score, not a baseline; a level carried over
+/// from earlier turns only when the turn itself adds nothing.
 fn top_signal(z: &LayerZ) -> String {
-    let (d, s): (Dimension, &DimensionScore) = Dimension::ALL
+    fn shown(s: &DimensionScore) -> Option<&Evidence> {
+        let strong = |e: &&Evidence| e.contribution >= 0.05 && e.signal != "baseline";
+        let carried = |e: &&Evidence| e.signal.starts_with("carried_");
+        s.evidence
+            .iter()
+            .filter(strong)
+            .find(|e| !carried(e))
+            .or_else(|| s.evidence.iter().filter(strong).find(carried))
+    }
+    let best = Dimension::ALL
         .iter()
-        .map(|&d| (d, z.get(d)))
-        .filter(|(d, _)| *d != Dimension::DependencyDrift)
-        .max_by(|a, b| a.1.risk.total_cmp(&b.1.risk).then(b.0.cmp(&a.0)))
-        .unwrap_or((Dimension::FrustrationBuildup, &z.frustration_buildup));
-    match s.evidence.iter().find(|e| {
-        e.contribution > 0.0 && e.signal != "baseline" && !e.signal.starts_with("carried_")
-    }) {
-        Some(e) => {
+        .filter_map(|&d| shown(z.get(d)).map(|e| (d, z.get(d), e)))
+        .max_by(|a, b| {
+            (a.1.band, a.1.risk)
+                .partial_cmp(&(b.1.band, b.1.risk))
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.0.cmp(&a.0))
+        });
+    match best {
+        Some((d, _, e)) => {
             let detail = e
                 .detail
                 .as_deref()

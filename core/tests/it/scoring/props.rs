@@ -207,7 +207,7 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "scorer bug: relief is subtracted inside carried_frustration and again as its own item, and the level counts in-turn relief at half (see relief_is_counted_once_in_evidence)"]
+
     fn turn_evidence_adds_up_to_the_score(specs in specs(), pipeline in pipeline()) {
         // docs/scoring.md: "On a turn, the evidence contributions add up to the score
         // (before the list is cut to five)". Checked where the list was not cut.
@@ -333,16 +333,13 @@ proptest! {
     }
 
     #[test]
-    fn trust_mode_names_a_turn_off_by_a_fifth(specs in specs(), pipeline in pipeline()) {
+    fn trust_mode_is_named_outside_the_healthy_band(specs in specs(), pipeline in pipeline()) {
         let out = scored(&body(events(&specs, false), pipeline));
         for (at, d, s) in all_scores(&out) {
             if d == Dimension::TrustCalibration && at.starts_with("turn") {
-                // Healthy trust sits at 0.9; a mode is named when the penalty takes at
-                // least 0.2 more off, i.e. from risk 0.3.
+                // A mode says which way trust is off: only in the watch or broken band.
                 let mode = s.mode.expect("trust has a mode");
-                if (s.risk - 0.3).abs() > 1e-9 {
-                    prop_assert_eq!(mode != TrustMode::Calibrated, s.risk > 0.3, "{}: {:?} with risk {}", at, mode, s.risk);
-                }
+                prop_assert_eq!(mode != TrustMode::Calibrated, s.band != Band::Healthy, "{}: {:?} with risk {}", at, mode, s.risk);
             }
         }
     }
@@ -404,7 +401,7 @@ fn hostile_turn_after_a_saturated_arc_does_not_lower_frustration() {
 /// "Great, thanks a lot. This is useless." after a good answer scores 0.316 while its five
 /// items sum to about −0.10: the level subtracts in-turn relief at half, the evidence at full.
 #[test]
-#[ignore = "scorer bug: frustration evidence does not add up to the score when the turn has relief"]
+
 fn relief_is_counted_once_in_evidence() {
     use super::Who::{A, H};
     let sum = |out: &SessionIntelligence, at: usize| {

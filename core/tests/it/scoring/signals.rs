@@ -495,3 +495,60 @@ fn reviews_pipeline_reads_star_ratings() {
     assert_absent(five, FRUSTRATION, "low_rating");
     assert!(one.score > five.score, "{} > {}", one.score, five.score);
 }
+
+#[test]
+fn accepting_a_refusal_or_sympathy_is_not_over_trust() {
+    let ask = "Can you refund order 5512?";
+    let out = score_turns(&[
+        (H, ask),
+        (A, "I'm sorry, I can't issue refunds."),
+        (H, "ok"),
+    ]);
+    let t = &last_turn(&out).layer_z.trust_calibration;
+    assert_absent(t, TRUST, "acceptance_after_hedge");
+    assert_eq!(t.mode, Some(TrustMode::Calibrated), "{t:?}");
+
+    // Sympathy is not an apology for a failure.
+    let out = score_turns(&[
+        (H, "My parcel 5512 arrived broken"),
+        (
+            A,
+            "I'm sorry to hear that. A replacement for parcel 5512 ships today.",
+        ),
+        (H, "great, thanks"),
+    ]);
+    let f = &last_turn(&out).layer_z.frustration_buildup;
+    assert!(find(f, "ai_failure").is_none(), "{:?}", names(f));
+}
+
+#[test]
+fn deferring_is_not_dismissal() {
+    let out = score_turns(&[
+        (H, "Should I pick the yearly or the monthly plan?"),
+        (
+            A,
+            "The yearly plan is cheaper if you stay more than 8 months.",
+        ),
+        (H, "Fine, whatever you think"),
+    ]);
+    let t = &last_turn(&out).layer_z.trust_calibration;
+    assert_absent(t, TRUST, "dismissal_without_failure");
+    assert_ne!(t.mode, Some(TrustMode::UnderTrust), "{t:?}");
+}
+
+#[test]
+fn thanks_taken_back_is_not_resolution() {
+    let resolved = |last: &str| {
+        let out = score_turns(&[
+            (H, "My export to CSV crashes the app"),
+            (A, "Update to version 4.2 and try the export again."),
+            (H, "Thanks!"),
+            (A, "Glad I could help."),
+            (H, last),
+        ]);
+        out.intelligence.conversations[0].resolved
+    };
+    assert!(resolved("Perfect, that worked."));
+    assert!(!resolved("But the export still fails."));
+    assert!(!resolved("Actually no, it still crashes"));
+}

@@ -91,7 +91,7 @@ fn seconds_of_day(ts: &str) -> u32 {
 #[test]
 fn conversations_split_coding_session_at_the_gap() {
     let (request, assembly) = conversations_of("coding-assistant-goes-well.json");
-    assert_eq!(assembly["event_count"], 18);
+    assert_eq!(assembly["event_count"], 19);
     assert_eq!(assembly["conversation_count"], 2);
     assert_eq!(assembly["human_turn_count"], 11);
 
@@ -117,7 +117,7 @@ fn conversations_split_coding_session_at_the_gap() {
             (
                 "auto:dev:maria.k/repo:payments-service/2026-11-18T15:41:30Z",
                 "actor_context_gap",
-                (13..18).collect(),
+                (13..19).collect(),
             ),
         ]
     );

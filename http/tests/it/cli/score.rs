@@ -15,7 +15,7 @@ fn support_chat_scores_every_human_turn_and_ends_broken() {
     let out = score_json(&[], "support-refund-goes-wrong.json");
     assert_eq!(out["pipeline"], "support");
     let i = &out["intelligence"];
-    assert_eq!(i["scorer_version"], "1.0.0");
+    assert_eq!(i["scorer_version"], undertone_core::score::SCORER_VERSION);
     assert_eq!(i["archetype"], "cx_chatbot");
     assert_eq!(i["event_count"], 20);
     assert_eq!(i["human_turn_count"], 11);

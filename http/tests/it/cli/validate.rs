@@ -40,7 +40,7 @@ fn validate_support_refund_example() {
 fn validate_coding_assistant_example() {
     assert_validate_example(
         "coding-assistant-goes-well.json",
-        "ok: 18 events, 2 conversations (11 human turns)",
+        "ok: 19 events, 2 conversations (11 human turns)",
     );
 }
 
