@@ -3,6 +3,8 @@
 //! Each check records what it finds in a [`Collector`] and keeps going, so a request
 //! with several problems reports all of them at once.
 
+use std::fmt;
+
 use chrono::{DateTime, Datelike, NaiveDateTime, Timelike, Utc, format::ParseErrorKind};
 use serde_json::{Map, Value};
 
@@ -21,14 +23,17 @@ pub(crate) struct Collector {
 }
 
 impl Collector {
-    pub(crate) fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    /// Records a violation at `path`; the path is only formatted if the violation is listed.
+    pub(crate) fn push(&mut self, path: impl fmt::Display, message: impl Into<String>) {
         if self.violations.len() < MAX_LISTED_VIOLATIONS {
-            self.violations.push(Violation::new(path, message));
+            self.violations
+                .push(Violation::new(path.to_string(), message));
         } else {
             self.unlisted += 1;
         }
     }
 
+    /// True while nothing has been reported.
     pub(crate) fn is_empty(&self) -> bool {
         self.violations.is_empty()
     }
@@ -48,19 +53,166 @@ impl Collector {
     }
 }
 
-/// Joins a parent path and a field name: `events[3]` + `timestamp` → `events[3].timestamp`.
+/// Where a value sits in the input, e.g. `events[3].timestamp`.
 ///
-/// A name that is not a plain identifier (letters, digits, `_`, `-`) is written quoted
-/// in brackets, `events[3]["a.b"]`, so paths stay unambiguous and printable.
-pub(crate) fn join(parent: &str, field: &str) -> String {
-    let plain = !field.is_empty()
-        && field
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    match (parent.is_empty(), plain) {
-        (true, true) => field.to_owned(),
-        (false, true) => format!("{parent}.{field}"),
-        (_, false) => format!("{parent}[{}]", quote(field)),
+/// A path is a chain of borrowed links on the stack, so building one costs nothing; it
+/// is only written out as text when a violation is reported. Field names that are not
+/// plain identifiers (letters, digits, `_`, `-`) are written quoted in brackets,
+/// `events[3]["a.b"]`, so paths stay unambiguous and printable.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Path<'a> {
+    /// A path given as text and written as is: [`ROOT`] (`""`), `body`, a CLI flag.
+    Text(&'a str),
+    /// A field of an object: `parent.name`, just `name` at the root, or `parent["name"]`.
+    Field(&'a Path<'a>, &'a str),
+    /// An element of an array: `parent[index]`.
+    Index(&'a Path<'a>, usize),
+}
+
+/// The path of a request body itself; its fields are written without a leading dot.
+pub(crate) static ROOT: Path<'static> = Path::Text("");
+
+impl Path<'_> {
+    /// The path of field `name` of the object at this path.
+    pub(crate) fn field<'b>(&'b self, name: &'b str) -> Path<'b> {
+        Path::Field(self, name)
+    }
+
+    /// The path of element `index` of the array at this path.
+    pub(crate) fn index(&self, index: usize) -> Path<'_> {
+        Path::Index(self, index)
+    }
+
+    /// True for a path written as the empty string (only ever [`ROOT`] or `Text("")`).
+    fn is_empty(&self) -> bool {
+        matches!(self, Path::Text(""))
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Path::Text(text) => f.write_str(text),
+            Path::Field(parent, name) if is_plain(name) => {
+                if parent.is_empty() {
+                    f.write_str(name)
+                } else {
+                    write!(f, "{parent}.{name}")
+                }
+            }
+            Path::Field(parent, name) => write!(f, "{parent}[{}]", quote(name)),
+            Path::Index(parent, index) => write!(f, "{parent}[{index}]"),
+        }
+    }
+}
+
+/// True for a field name written bare in a path: non-empty letters, digits, `_` and `-`.
+fn is_plain(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A JSON value being validated, read by reference and then either copied into the
+/// result (`&Value`, for callers that keep their value) or moved into it (`Value`, for
+/// bodies parsed here, which saves copying every string and metadata object).
+///
+/// The `into_*` methods hand the value back unchanged when it is of another JSON type,
+/// so the caller can name that type in its message.
+pub(crate) trait Input: Sized {
+    /// An object's key as the object yields it.
+    type Key: AsRef<str>;
+    /// An object's fields, in document order.
+    type Fields: Iterator<Item = (Self::Key, Self)>;
+    /// An array's elements, in order.
+    type Items: ExactSizeIterator<Item = Self>;
+
+    /// The value, to inspect.
+    fn value(&self) -> &Value;
+    /// The text of a JSON string.
+    fn into_string(self) -> Result<String, Self>;
+    /// A JSON object as a map.
+    fn into_map(self) -> Result<Map<String, Value>, Self>;
+    /// The fields of a JSON object.
+    fn into_fields(self) -> Result<Self::Fields, Self>;
+    /// The elements of a JSON array.
+    fn into_items(self) -> Result<Self::Items, Self>;
+}
+
+impl<'a> Input for &'a Value {
+    type Key = &'a String;
+    type Fields = serde_json::map::Iter<'a>;
+    type Items = std::slice::Iter<'a, Value>;
+
+    fn value(&self) -> &Value {
+        self
+    }
+
+    fn into_string(self) -> Result<String, Self> {
+        match self {
+            Value::String(s) => Ok(s.clone()),
+            other => Err(other),
+        }
+    }
+
+    fn into_map(self) -> Result<Map<String, Value>, Self> {
+        match self {
+            Value::Object(map) => Ok(map.clone()),
+            other => Err(other),
+        }
+    }
+
+    fn into_fields(self) -> Result<Self::Fields, Self> {
+        match self {
+            Value::Object(map) => Ok(map.iter()),
+            other => Err(other),
+        }
+    }
+
+    fn into_items(self) -> Result<Self::Items, Self> {
+        match self {
+            Value::Array(items) => Ok(items.iter()),
+            other => Err(other),
+        }
+    }
+}
+
+impl Input for Value {
+    type Key = String;
+    type Fields = serde_json::map::IntoIter;
+    type Items = std::vec::IntoIter<Value>;
+
+    fn value(&self) -> &Value {
+        self
+    }
+
+    fn into_string(self) -> Result<String, Self> {
+        match self {
+            Value::String(s) => Ok(s),
+            other => Err(other),
+        }
+    }
+
+    fn into_map(self) -> Result<Map<String, Value>, Self> {
+        match self {
+            Value::Object(map) => Ok(map),
+            other => Err(other),
+        }
+    }
+
+    fn into_fields(self) -> Result<Self::Fields, Self> {
+        match self {
+            Value::Object(map) => Ok(map.into_iter()),
+            other => Err(other),
+        }
+    }
+
+    fn into_items(self) -> Result<Self::Items, Self> {
+        match self {
+            Value::Array(items) => Ok(items.into_iter()),
+            other => Err(other),
+        }
     }
 }
 
@@ -87,48 +239,60 @@ pub(crate) fn quote(s: &str) -> String {
     }
 }
 
-/// Reports every field of `obj` that is not in `allowed`, with an optional hint per field.
-pub(crate) fn reject_unknown(
+/// Sorts an object's fields into the `N` that are `allowed`, in the order of `allowed`,
+/// and reports every other field as unknown (with `hint`'s advice for it, if any).
+///
+/// Unknown fields are reported in document order, before any check of the allowed ones.
+pub(crate) fn split_fields<K: AsRef<str>, V, const N: usize>(
     c: &mut Collector,
-    obj: &Map<String, Value>,
-    parent: &str,
+    fields: impl Iterator<Item = (K, V)>,
+    parent: Path<'_>,
+    allowed: &[&str; N],
+    hint: impl Fn(&str) -> Option<&'static str>,
+) -> [Option<V>; N] {
+    let mut slots = [const { None }; N];
+    for (key, value) in fields {
+        let key = key.as_ref();
+        match allowed.iter().position(|name| *name == key) {
+            Some(i) => slots[i] = Some(value),
+            None => unknown_field(c, parent, key, allowed, &hint),
+        }
+    }
+    slots
+}
+
+/// Reports field `key` of the object at `parent` as not one of the `allowed` fields.
+pub(crate) fn unknown_field(
+    c: &mut Collector,
+    parent: Path<'_>,
+    key: &str,
     allowed: &[&str],
     hint: impl Fn(&str) -> Option<&'static str>,
 ) {
-    for key in obj.keys().filter(|k| !allowed.contains(&k.as_str())) {
-        let mut message = format!("unknown field; allowed fields are {}", allowed.join(", "));
-        if let Some(h) = hint(key) {
-            message.push_str(" (");
-            message.push_str(h);
-            message.push(')');
-        }
-        c.push(join(parent, key), message);
+    let mut message = format!("unknown field; allowed fields are {}", allowed.join(", "));
+    if let Some(h) = hint(key) {
+        message.push_str(" (");
+        message.push_str(h);
+        message.push(')');
     }
+    c.push(parent.field(key), message);
 }
 
-/// Looks up an optional field, treating JSON `null` as absent.
-pub(crate) fn optional<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    obj.get(key).filter(|v| !v.is_null())
+/// An optional field, treating JSON `null` as absent.
+pub(crate) fn optional<V: Input>(field: Option<V>) -> Option<V> {
+    field.filter(|v| !v.value().is_null())
 }
 
-/// Reads a required string field; reports `is required` or a type mismatch.
-pub(crate) fn required_str<'a>(
-    c: &mut Collector,
-    obj: &'a Map<String, Value>,
-    key: &str,
-    path: &str,
-) -> Option<&'a str> {
-    match obj.get(key) {
-        None => {
-            c.push(path, "is required");
-            None
-        }
-        Some(v) => as_str(c, v, path),
+/// A required field; reports `is required` when it is absent.
+pub(crate) fn required<V>(c: &mut Collector, field: Option<V>, path: Path<'_>) -> Option<V> {
+    if field.is_none() {
+        c.push(path, "is required");
     }
+    field
 }
 
 /// Reads a string value; reports a type mismatch otherwise.
-pub(crate) fn as_str<'a>(c: &mut Collector, v: &'a Value, path: &str) -> Option<&'a str> {
+pub(crate) fn as_str<'a>(c: &mut Collector, v: &'a Value, path: Path<'_>) -> Option<&'a str> {
     match v {
         Value::String(s) => Some(s),
         other => {
@@ -138,9 +302,27 @@ pub(crate) fn as_str<'a>(c: &mut Collector, v: &'a Value, path: &str) -> Option<
     }
 }
 
+/// Takes a string value; reports a type mismatch otherwise.
+pub(crate) fn string<V: Input>(c: &mut Collector, v: V, path: Path<'_>) -> Option<String> {
+    v.into_string()
+        .map_err(|other| {
+            let got = type_name(other.value());
+            c.push(path, format!("must be a string, got {got}"));
+        })
+        .ok()
+}
+
 /// Checks an identifier: 1 to [`limits::ID_MAX_CHARS`] characters, no control characters.
-pub(crate) fn check_id(c: &mut Collector, s: &str, path: &str) -> bool {
-    let chars = s.chars().count();
+pub(crate) fn check_id(c: &mut Collector, s: &str, path: Path<'_>) -> bool {
+    // One pass: the length in characters and the first control character, if any.
+    let mut chars = 0;
+    let mut control = None;
+    for ch in s.chars() {
+        if control.is_none() && ch.is_control() {
+            control = Some((chars, ch));
+        }
+        chars += 1;
+    }
     if chars == 0 {
         c.push(path, "must not be empty");
         return false;
@@ -155,7 +337,7 @@ pub(crate) fn check_id(c: &mut Collector, s: &str, path: &str) -> bool {
         );
         return false;
     }
-    if let Some((pos, ch)) = s.chars().enumerate().find(|(_, ch)| ch.is_control()) {
+    if let Some((pos, ch)) = control {
         c.push(
             path,
             format!(
@@ -173,7 +355,7 @@ pub(crate) fn check_id(c: &mut Collector, s: &str, path: &str) -> bool {
 pub const AUTO_ID_PREFIX: &str = "auto:";
 
 /// Checks a caller's conversation id: an identifier not starting with [`AUTO_ID_PREFIX`].
-pub(crate) fn check_conversation_id(c: &mut Collector, s: &str, path: &str) -> bool {
+pub(crate) fn check_conversation_id(c: &mut Collector, s: &str, path: Path<'_>) -> bool {
     if !check_id(c, s, path) {
         return false;
     }
@@ -188,42 +370,38 @@ pub(crate) fn check_conversation_id(c: &mut Collector, s: &str, path: &str) -> b
 }
 
 /// Reads a required identifier field.
-pub(crate) fn required_id(
+pub(crate) fn required_id<V: Input>(
     c: &mut Collector,
-    obj: &Map<String, Value>,
-    key: &str,
-    parent: &str,
+    field: Option<V>,
+    path: Path<'_>,
 ) -> Option<String> {
-    let path = join(parent, key);
-    let s = required_str(c, obj, key, &path)?;
-    check_id(c, s, &path).then(|| s.to_owned())
+    let v = required(c, field, path)?;
+    let s = string(c, v, path)?;
+    check_id(c, &s, path).then_some(s)
 }
 
 /// Reads an optional identifier field (`null` counts as absent). The outer `Err` marks a violation.
-pub(crate) fn optional_id(
+pub(crate) fn optional_id<V: Input>(
     c: &mut Collector,
-    obj: &Map<String, Value>,
-    key: &str,
-    parent: &str,
+    field: Option<V>,
+    path: Path<'_>,
 ) -> Result<Option<String>, ()> {
-    optional_checked(c, obj, key, parent, check_id)
+    optional_checked(c, field, path, check_id)
 }
 
 /// Reads an optional string field that must pass `check` (`null` counts as absent).
-pub(crate) fn optional_checked(
+pub(crate) fn optional_checked<V: Input>(
     c: &mut Collector,
-    obj: &Map<String, Value>,
-    key: &str,
-    parent: &str,
-    check: fn(&mut Collector, &str, &str) -> bool,
+    field: Option<V>,
+    path: Path<'_>,
+    check: fn(&mut Collector, &str, Path<'_>) -> bool,
 ) -> Result<Option<String>, ()> {
-    let Some(v) = optional(obj, key) else {
+    let Some(v) = optional(field) else {
         return Ok(None);
     };
-    let path = join(parent, key);
-    let s = as_str(c, v, &path).ok_or(())?;
-    if check(c, s, &path) {
-        Ok(Some(s.to_owned()))
+    let s = string(c, v, path).ok_or(())?;
+    if check(c, &s, path) {
+        Ok(Some(s))
     } else {
         Err(())
     }
@@ -235,7 +413,8 @@ pub(crate) fn count_message(min: usize, max: usize, got: usize) -> String {
 }
 
 /// Checks message text: trimmed, non-empty, at most [`limits::CONTENT_MAX_BYTES`], no NUL.
-pub(crate) fn check_content(c: &mut Collector, raw: &str, path: &str) -> Option<String> {
+/// Returns the text trimmed in place.
+pub(crate) fn check_content(c: &mut Collector, mut raw: String, path: Path<'_>) -> Option<String> {
     let trimmed = raw.trim();
     if trimmed.is_empty() {
         c.push(path, "must not be empty or only whitespace");
@@ -256,11 +435,17 @@ pub(crate) fn check_content(c: &mut Collector, raw: &str, path: &str) -> Option<
         c.push(path, "must not contain NUL characters (U+0000)");
         return None;
     }
-    Some(trimmed.to_owned())
+    if trimmed.len() < raw.len() {
+        let end = raw.trim_end().len();
+        let start = raw.len() - raw.trim_start().len();
+        raw.truncate(end);
+        raw.drain(..start);
+    }
+    Some(raw)
 }
 
 /// Parses an RFC 3339 timestamp with an offset and normalises it to UTC.
-pub(crate) fn check_timestamp(c: &mut Collector, s: &str, path: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn check_timestamp(c: &mut Collector, s: &str, path: Path<'_>) -> Option<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(s) {
         Ok(t) => {
             let t = t.with_timezone(&Utc);
@@ -315,28 +500,32 @@ fn is_naive(s: &str) -> bool {
 
 /// Checks a metadata object: an object, at most [`limits::METADATA_MAX_BYTES`] and
 /// [`limits::METADATA_MAX_DEPTH`] deep.
-pub(crate) fn check_metadata(
+pub(crate) fn check_metadata<V: Input>(
     c: &mut Collector,
-    v: &Value,
-    path: &str,
+    v: V,
+    path: Path<'_>,
 ) -> Option<Map<String, Value>> {
-    let Value::Object(map) = v else {
-        c.push(path, format!("must be a JSON object, got {}", type_name(v)));
+    let Value::Object(map) = v.value() else {
+        let got = type_name(v.value());
+        c.push(path, format!("must be a JSON object, got {got}"));
         return None;
     };
     let mut ok = true;
-    let bytes = compact_json_len(v);
-    if bytes > limits::METADATA_MAX_BYTES {
-        c.push(
-            path,
-            format!(
-                "must be at most {} bytes as compact JSON, got {bytes}",
-                limits::METADATA_MAX_BYTES
-            ),
-        );
-        ok = false;
+    let (depth, size_bound) = depth_and_size_bound(v.value());
+    // The exact size takes serialising; only needed when the cheap bound is over the limit.
+    if size_bound > limits::METADATA_MAX_BYTES {
+        let bytes = compact_json_len(v.value());
+        if bytes > limits::METADATA_MAX_BYTES {
+            c.push(
+                path,
+                format!(
+                    "must be at most {} bytes as compact JSON, got {bytes}",
+                    limits::METADATA_MAX_BYTES
+                ),
+            );
+            ok = false;
+        }
     }
-    let depth = depth(v);
     if depth > limits::METADATA_MAX_DEPTH {
         c.push(
             path,
@@ -347,10 +536,10 @@ pub(crate) fn check_metadata(
         );
         ok = false;
     }
-    if let Some(id) = optional(map, "conversation_id") {
-        let id_path = join(path, "conversation_id");
+    if let Some(id) = map.get("conversation_id").filter(|id| !id.is_null()) {
+        let id_path = path.field("conversation_id");
         match id {
-            Value::String(s) => ok &= check_conversation_id(c, s, &id_path),
+            Value::String(s) => ok &= check_conversation_id(c, s, id_path),
             Value::Number(n) if n.is_i64() || n.is_u64() => {}
             other => {
                 c.push(
@@ -361,38 +550,106 @@ pub(crate) fn check_metadata(
             }
         }
     }
-    ok.then(|| map.clone())
+    if ok { v.into_map().ok() } else { None }
 }
 
-/// Nesting depth of objects and arrays: a scalar is 0, `{}` is 1, `{"a":{}}` is 2.
-fn depth(v: &Value) -> usize {
-    // Iterative, so a hostile, deeply nested document cannot overflow the stack.
-    let mut deepest = 0;
-    let mut stack = vec![(v, 0usize)];
+/// Nesting depth of objects and arrays (a scalar is 0, `{}` is 1, `{"a":{}}` is 2) and
+/// an upper bound on the length of `v` as compact JSON, in one walk.
+///
+/// The bound counts each byte of a string or key as a six-byte `\uXXXX` escape, one comma
+/// per element or field, and numbers exactly.
+fn depth_and_size_bound(v: &Value) -> (usize, usize) {
+    // Iterative, so a hostile, deeply nested document cannot overflow the stack. Only
+    // nested containers wait on the stack, so flat metadata is walked without allocating.
+    let mut stack = Vec::new();
+    let (mut deepest, mut bound) = visit(v, 0, &mut stack);
     while let Some((v, d)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match v {
-            Value::Array(a) => Box::new(a.iter()),
-            Value::Object(o) => Box::new(o.values()),
-            _ => continue,
-        };
-        deepest = deepest.max(d + 1);
-        stack.extend(children.map(|child| (child, d + 1)));
+        let (reached, b) = visit(v, d, &mut stack);
+        deepest = deepest.max(reached);
+        bound = bound.saturating_add(b);
     }
-    deepest
+    (deepest, bound)
+}
+
+/// One step of [`depth_and_size_bound`]: visits `v` at depth `d` and returns the depth it
+/// reaches and the bound for it and its scalar children; container children are pushed
+/// onto `stack`, to be visited in turn.
+fn visit<'v>(v: &'v Value, d: usize, stack: &mut Vec<(&'v Value, usize)>) -> (usize, usize) {
+    let mut child = |child: &'v Value| match child {
+        Value::Array(_) | Value::Object(_) => {
+            stack.push((child, d + 1));
+            0
+        }
+        scalar => scalar_bound(scalar),
+    };
+    match v {
+        Value::Array(items) => {
+            // Brackets, and a comma after each element (one more than needed).
+            let own = 2 + items.len();
+            let children = items
+                .iter()
+                .fold(0, |n: usize, c| n.saturating_add(child(c)));
+            (d + 1, own.saturating_add(children))
+        }
+        Value::Object(map) => {
+            // Braces, and a colon and a comma for each field.
+            let own = 2 + 2 * map.len();
+            let children = map.iter().fold(0, |n: usize, (key, c)| {
+                n.saturating_add(string_bound(key)).saturating_add(child(c))
+            });
+            (d + 1, own.saturating_add(children))
+        }
+        scalar => (d, scalar_bound(scalar)),
+    }
+}
+
+/// Upper bound on the compact JSON length of a scalar; 0 for containers, which
+/// [`visit`] counts on their own.
+fn scalar_bound(v: &Value) -> usize {
+    match v {
+        Value::Null => 4,
+        Value::Bool(_) => 5,
+        Value::Number(n) => {
+            // A number serialises exactly as it displays.
+            let mut count = Count(0);
+            match fmt::Write::write_fmt(&mut count, format_args!("{n}")) {
+                Ok(()) => count.0,
+                Err(_) => usize::MAX,
+            }
+        }
+        Value::String(s) => string_bound(s),
+        Value::Array(_) | Value::Object(_) => 0,
+    }
+}
+
+/// Upper bound on the length of a JSON string literal: quotes, and at most six bytes
+/// (`\uXXXX`) per byte of text.
+fn string_bound(s: &str) -> usize {
+    s.len().saturating_mul(6).saturating_add(2)
+}
+
+/// Counts bytes written, as `io::Write` or `fmt::Write`, without keeping them.
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl fmt::Write for Count {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
 }
 
 /// Length of `v` as compact JSON, counted without building the text.
 fn compact_json_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
     let mut n = Count(0);
     // Serialising a Value cannot fail: every key is a string, and counting never errs.
     match serde_json::to_writer(&mut n, v) {
@@ -406,11 +663,86 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// How paths were written before [`Path`]: the reference its formatting must match.
+    fn join(parent: &str, field: &str) -> String {
+        let plain = !field.is_empty()
+            && field
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        match (parent.is_empty(), plain) {
+            (true, true) => field.to_owned(),
+            (false, true) => format!("{parent}.{field}"),
+            (_, false) => format!("{parent}[{}]", quote(field)),
+        }
+    }
+
+    const NAMES: [&str; 9] = [
+        "content",
+        "actor_id",
+        "a-b_9",
+        "a.b",
+        "",
+        "é",
+        "with space",
+        "quote\"and\\slash",
+        "a_very_long_field_name_that_is_longer_than_sixty_four_characters_in_all_right",
+    ];
+
+    #[test]
+    fn paths_are_written_as_joined_strings_were() {
+        for parent in ["", "body", "events[3]", "--deployment-id"] {
+            let base = Path::Text(parent);
+            for name in NAMES {
+                let field = base.field(name);
+                let joined = join(parent, name);
+                assert_eq!(field.to_string(), joined);
+                // Nested metadata paths: events[i].metadata.conversation_id and the like.
+                for inner in NAMES {
+                    assert_eq!(field.field(inner).to_string(), join(&joined, inner));
+                }
+            }
+        }
+        let before = ROOT.field("before");
+        let events = before.field("events");
+        assert_eq!(events.to_string(), join(&join("", "before"), "events"));
+        let event = events.index(12);
+        let metadata = event.field("metadata");
+        assert_eq!(metadata.to_string(), "before.events[12].metadata");
+        assert_eq!(
+            metadata.field("conversation_id").to_string(),
+            "before.events[12].metadata.conversation_id"
+        );
+        assert_eq!(ROOT.field("a.b").to_string(), "[\"a.b\"]");
+        assert_eq!(ROOT.field("events").index(0).to_string(), "events[0]");
+    }
+
     #[test]
     fn depth_counts_containers_only() {
+        let depth = |v: &Value| depth_and_size_bound(v).0;
         assert_eq!(depth(&json!(1)), 0);
         assert_eq!(depth(&json!({})), 1);
         assert_eq!(depth(&json!({"a": [1, {"b": 2}]})), 3);
+        assert_eq!(depth(&json!([[], [[[]]], {"a": {}}])), 4);
+    }
+
+    #[test]
+    fn size_bound_is_never_below_the_compact_length() {
+        for v in [
+            json!(null),
+            json!(true),
+            json!(-12345678901234_i64),
+            json!(u64::MAX),
+            json!(-1.234_567_890_123_456_7e-300),
+            json!(""),
+            json!("\u{0}\u{1f}\"\\é"),
+            json!({}),
+            json!([]),
+            json!({"role": "user", "n": [1, 2.5, null, false, {"k\n": "v\t"}]}),
+            json!([[[[1]]], {"a": {"b": {"c": "d"}}}]),
+        ] {
+            let (_, bound) = depth_and_size_bound(&v);
+            assert!(bound >= compact_json_len(&v), "{v}: bound {bound}");
+        }
     }
 
     #[test]

@@ -8,18 +8,21 @@ mod fields;
 
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
 
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::fmt;
 use std::net::IpAddr;
 
-use serde_json::{Map, Value};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Number, Value};
 use url::{Host, Url};
 
 use crate::error::{Error, Result, Violation};
 use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits};
 use fields::{
-    Collector, as_str, check_content, check_conversation_id, check_id, check_metadata,
-    check_timestamp, count_message, join, optional, optional_checked, optional_id, quote,
-    reject_unknown, required_id, required_str, type_name,
+    Collector, Input, Path, ROOT, as_str, check_content, check_conversation_id, check_id,
+    check_metadata, check_timestamp, count_message, optional, optional_checked, optional_id, quote,
+    required, required_id, split_fields, string, type_name, unknown_field,
 };
 
 /// Fields an event may carry.
@@ -52,29 +55,38 @@ pub struct Options {
 
 /// Validates an ingest request body given as JSON.
 pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest> {
+    ingest(value, options)
+}
+
+/// [`ingest_request`] for a borrowed value (whose strings are copied into the request)
+/// or an owned one (whose strings are moved).
+fn ingest<V: Input>(value: V, options: &Options) -> Result<IngestRequest> {
     let mut c = Collector::default();
-    let Some(obj) = root_object(&mut c, value, "deployment_id and events") else {
+    let Some(fields) = root_object(&mut c, value, "deployment_id and events") else {
         return Err(c.into_error());
     };
-    reject_unknown(&mut c, obj, "", &INGEST_FIELDS, |_| None);
-    let deployment_id = required_id(&mut c, obj, "deployment_id", "");
-    let pipeline = match optional(obj, "pipeline") {
+    let [deployment_id, events, pipeline, webhook_url] =
+        split_fields(&mut c, fields, ROOT, &INGEST_FIELDS, |_| None);
+    let deployment_id = required_id(&mut c, deployment_id, ROOT.field("deployment_id"));
+    let pipeline_path = ROOT.field("pipeline");
+    let pipeline = match optional(pipeline) {
         None => Some(Pipeline::Auto),
-        Some(v) => as_str(&mut c, v, "pipeline").and_then(|s| {
+        Some(v) => as_str(&mut c, v.value(), pipeline_path).and_then(|s| {
             let parsed = Pipeline::parse(s);
             if parsed.is_none() {
                 c.push(
-                    "pipeline",
+                    pipeline_path,
                     format!("must be one of auto, support, reviews; got {}", quote(s)),
                 );
             }
             parsed
         }),
     };
-    let webhook_url = match optional(obj, "webhook_url") {
+    let webhook_path = ROOT.field("webhook_url");
+    let webhook_url = match optional(webhook_url) {
         None => Some(None),
-        Some(v) => as_str(&mut c, v, "webhook_url")
-            .and_then(|s| check_webhook_url(&mut c, s, "webhook_url", options))
+        Some(v) => as_str(&mut c, v.value(), webhook_path)
+            .and_then(|s| check_webhook_url(&mut c, s, webhook_path, options))
             .map(Some),
     };
     let max = if options.unlimited {
@@ -82,7 +94,13 @@ pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest>
     } else {
         limits::INGEST_EVENTS_MAX
     };
-    let events = events(&mut c, obj, "", limits::INGEST_EVENTS_MIN, max);
+    let events = events_field(
+        &mut c,
+        events,
+        ROOT.field("events"),
+        limits::INGEST_EVENTS_MIN,
+        max,
+    );
     match (deployment_id, pipeline, webhook_url, events) {
         (Some(deployment_id), Some(pipeline), Some(webhook_url), Some(events)) if c.is_empty() => {
             Ok(IngestRequest {
@@ -98,25 +116,32 @@ pub fn ingest_request(value: &Value, options: &Options) -> Result<IngestRequest>
 
 /// Validates a drift request body given as JSON.
 pub fn drift_request(value: &Value) -> Result<DriftRequest> {
+    drift(value)
+}
+
+/// [`drift_request`] for a borrowed or an owned value, as [`ingest`].
+fn drift<V: Input>(value: V) -> Result<DriftRequest> {
     let mut c = Collector::default();
-    let Some(obj) = root_object(&mut c, value, "before and after") else {
+    let Some(fields) = root_object(&mut c, value, "before and after") else {
         return Err(c.into_error());
     };
-    reject_unknown(&mut c, obj, "", &DRIFT_FIELDS, |key| match key {
-        "before_label" => Some("put the label in before.label"),
-        "after_label" => Some("put the label in after.label"),
-        _ => None,
-    });
-    let before = period(&mut c, obj, "before");
-    let after = period(&mut c, obj, "after");
-    let question = match optional(obj, "question") {
+    let [before, after, question, deployment_id] =
+        split_fields(&mut c, fields, ROOT, &DRIFT_FIELDS, |key| match key {
+            "before_label" => Some("put the label in before.label"),
+            "after_label" => Some("put the label in after.label"),
+            _ => None,
+        });
+    let before = period(&mut c, before, "before");
+    let after = period(&mut c, after, "after");
+    let question_path = ROOT.field("question");
+    let question = match optional(question) {
         None => Some(None),
-        Some(v) => as_str(&mut c, v, "question").and_then(|s| {
+        Some(v) => as_str(&mut c, v.value(), question_path).and_then(|s| {
             let s = s.trim();
             let chars = s.chars().count();
             if chars == 0 || chars > limits::QUESTION_MAX_CHARS {
                 c.push(
-                    "question",
+                    question_path,
                     format!(
                         "must be 1 to {} characters after trimming, got {chars}",
                         limits::QUESTION_MAX_CHARS
@@ -128,7 +153,7 @@ pub fn drift_request(value: &Value) -> Result<DriftRequest> {
             }
         }),
     };
-    let deployment_id = optional_id(&mut c, obj, "deployment_id", "");
+    let deployment_id = optional_id(&mut c, deployment_id, ROOT.field("deployment_id"));
     match (before, after, question, deployment_id) {
         (Some(before), Some(after), Some(question), Ok(deployment_id)) if c.is_empty() => {
             Ok(DriftRequest {
@@ -145,7 +170,7 @@ pub fn drift_request(value: &Value) -> Result<DriftRequest> {
 /// Validates one event at `path` (e.g. `events[3]`).
 pub fn event(value: &Value, path: &str) -> Result<Event> {
     let mut c = Collector::default();
-    match event_into(&mut c, value, path) {
+    match event_from(&mut c, value, Path::Text(path)) {
         Some(e) if c.is_empty() => Ok(e),
         _ => Err(c.into_error()),
     }
@@ -156,22 +181,19 @@ pub fn event(value: &Value, path: &str) -> Result<Event> {
 /// again by the server when it connects).
 pub fn webhook_url(url: &str, options: &Options) -> Result<String> {
     let mut c = Collector::default();
-    check_webhook_url(&mut c, url, "webhook_url", options).ok_or_else(|| c.into_error())
+    check_webhook_url(&mut c, url, ROOT.field("webhook_url"), options).ok_or_else(|| c.into_error())
 }
 
-fn root_object<'a>(
-    c: &mut Collector,
-    value: &'a Value,
-    expected: &str,
-) -> Option<&'a Map<String, Value>> {
-    match value {
-        Value::Object(obj) => Some(obj),
-        other => {
+/// The fields of a request body, which must be an object with the `expected` fields.
+fn root_object<V: Input>(c: &mut Collector, value: V, expected: &str) -> Option<V::Fields> {
+    match value.into_fields() {
+        Ok(fields) => Some(fields),
+        Err(other) => {
             c.push(
                 "body",
                 format!(
                     "must be a JSON object with {expected}, got {}",
-                    type_name(other)
+                    type_name(other.value())
                 ),
             );
             None
@@ -179,27 +201,30 @@ fn root_object<'a>(
     }
 }
 
-fn period(c: &mut Collector, parent: &Map<String, Value>, key: &str) -> Option<Period> {
-    let Some(v) = parent.get(key) else {
-        c.push(key, "is required");
-        return None;
+/// Validates the drift period in field `key` of the request.
+fn period<V: Input>(c: &mut Collector, field: Option<V>, key: &str) -> Option<Period> {
+    let path = ROOT.field(key);
+    let v = required(c, field, path)?;
+    let fields = match v.into_fields() {
+        Ok(fields) => fields,
+        Err(other) => {
+            c.push(
+                path,
+                format!(
+                    "must be an object with label and events, got {}",
+                    type_name(other.value())
+                ),
+            );
+            return None;
+        }
     };
-    let Value::Object(obj) = v else {
-        c.push(
-            key,
-            format!(
-                "must be an object with label and events, got {}",
-                type_name(v)
-            ),
-        );
-        return None;
-    };
-    reject_unknown(c, obj, key, &PERIOD_FIELDS, |_| None);
-    let label = optional_id(c, obj, "label", key).map(|l| l.unwrap_or_else(|| key.to_owned()));
-    let events = events(
+    let [label, events] = split_fields(c, fields, path, &PERIOD_FIELDS, |_| None);
+    let label =
+        optional_id(c, label, path.field("label")).map(|l| l.unwrap_or_else(|| key.to_owned()));
+    let events = events_field(
         c,
-        obj,
-        key,
+        events,
+        path.field("events"),
         limits::DRIFT_EVENTS_MIN,
         limits::DRIFT_EVENTS_MAX,
     );
@@ -209,36 +234,52 @@ fn period(c: &mut Collector, parent: &Map<String, Value>, key: &str) -> Option<P
     })
 }
 
-fn events(
+/// Validates a required `events` field at `path`: an array of `min` to `max` events.
+fn events_field<V: Input>(
     c: &mut Collector,
-    parent: &Map<String, Value>,
-    parent_path: &str,
+    field: Option<V>,
+    path: Path<'_>,
     min: usize,
     max: usize,
 ) -> Option<Vec<Event>> {
-    let path = join(parent_path, "events");
-    let Some(v) = parent.get("events") else {
-        c.push(path, "is required");
-        return None;
-    };
-    let Value::Array(items) = v else {
-        c.push(
-            path,
-            format!("must be an array of events, got {}", type_name(v)),
-        );
-        return None;
-    };
-    let mut ok = (min..=max).contains(&items.len());
+    let v = required(c, field, path)?;
+    match v.into_items() {
+        Ok(items) => event_list(c, items, path, min, max, event_from),
+        Err(other) => {
+            c.push(
+                path,
+                format!(
+                    "must be an array of events, got {}",
+                    type_name(other.value())
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Validates the elements of the events array at `path`, which must hold `min` to `max`,
+/// each with `check`.
+fn event_list<T>(
+    c: &mut Collector,
+    items: impl ExactSizeIterator<Item = T>,
+    path: Path<'_>,
+    min: usize,
+    max: usize,
+    check: impl Fn(&mut Collector, T, Path<'_>) -> Option<Event>,
+) -> Option<Vec<Event>> {
+    let len = items.len();
+    let mut ok = (min..=max).contains(&len);
     if !ok {
-        c.push(&path, count_message(min, max, items.len()));
-        if items.len() > max {
+        c.push(path, count_message(min, max, len));
+        if len > max {
             // Checking each of too many events would only bury the one fix that matters.
             return None;
         }
     }
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        match event_into(c, item, &format!("{path}[{i}]")) {
+    let mut out = Vec::with_capacity(len);
+    for (i, item) in items.enumerate() {
+        match check(c, item, path.index(i)) {
             Some(e) => out.push(e),
             None => ok = false,
         }
@@ -246,29 +287,61 @@ fn events(
     ok.then_some(out)
 }
 
-fn event_into(c: &mut Collector, value: &Value, path: &str) -> Option<Event> {
-    let Value::Object(obj) = value else {
-        c.push(
-            path,
-            format!("must be an event object, got {}", type_name(value)),
-        );
-        return None;
+/// Validates one event at `path`, reporting into `c`; `None` if it broke a rule.
+fn event_from<V: Input>(c: &mut Collector, value: V, path: Path<'_>) -> Option<Event> {
+    let fields = match value.into_fields() {
+        Ok(fields) => fields,
+        Err(other) => {
+            c.push(
+                path,
+                format!("must be an event object, got {}", type_name(other.value())),
+            );
+            return None;
+        }
     };
-    reject_unknown(c, obj, path, &EVENT_FIELDS, |_| {
-        Some("put extra data in metadata")
+    let fields = split_fields(c, fields, path, &EVENT_FIELDS, event_hint);
+    event_fields(c, fields, path)
+}
+
+/// Advice for a field an event may not carry.
+fn event_hint(_: &str) -> Option<&'static str> {
+    Some("put extra data in metadata")
+}
+
+/// Validates the [`EVENT_FIELDS`] of the event at `path`, as sorted by [`split_fields`].
+fn event_fields<V: Input>(
+    c: &mut Collector,
+    fields: [Option<V>; EVENT_FIELDS.len()],
+    path: Path<'_>,
+) -> Option<Event> {
+    let [
+        actor_id,
+        content,
+        timestamp,
+        context,
+        metadata,
+        conversation_id,
+    ] = fields;
+    let actor_id = required_id(c, actor_id, path.field("actor_id"));
+    let content_path = path.field("content");
+    let content = required(c, content, content_path)
+        .and_then(|v| string(c, v, content_path))
+        .and_then(|s| check_content(c, s, content_path));
+    let ts_path = path.field("timestamp");
+    let timestamp = required(c, timestamp, ts_path).and_then(|v| {
+        let s = as_str(c, v.value(), ts_path)?;
+        check_timestamp(c, s, ts_path)
     });
-    let actor_id = required_id(c, obj, "actor_id", path);
-    let content_path = join(path, "content");
-    let content = required_str(c, obj, "content", &content_path)
-        .and_then(|s| check_content(c, s, &content_path));
-    let ts_path = join(path, "timestamp");
-    let timestamp =
-        required_str(c, obj, "timestamp", &ts_path).and_then(|s| check_timestamp(c, s, &ts_path));
-    let context = optional_id(c, obj, "context", path);
-    let conversation_id = optional_checked(c, obj, "conversation_id", path, check_conversation_id);
-    let metadata = match optional(obj, "metadata") {
+    let context = optional_id(c, context, path.field("context"));
+    let conversation_id = optional_checked(
+        c,
+        conversation_id,
+        path.field("conversation_id"),
+        check_conversation_id,
+    );
+    let metadata = match optional(metadata) {
         None => Some(None),
-        Some(v) => check_metadata(c, v, &join(path, "metadata")).map(Some),
+        Some(v) => check_metadata(c, v, path.field("metadata")).map(Some),
     };
     Some(Event {
         actor_id: actor_id?,
@@ -280,7 +353,12 @@ fn event_into(c: &mut Collector, value: &Value, path: &str) -> Option<Event> {
     })
 }
 
-fn check_webhook_url(c: &mut Collector, s: &str, path: &str, options: &Options) -> Option<String> {
+fn check_webhook_url(
+    c: &mut Collector,
+    s: &str,
+    path: Path<'_>,
+    options: &Options,
+) -> Option<String> {
     let chars = s.chars().count();
     if chars > limits::URL_MAX_CHARS {
         c.push(
@@ -388,12 +466,12 @@ const BOM: &str = "\u{feff}";
 
 /// Parses and validates an ingest request from raw JSON bytes.
 pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestRequest> {
-    ingest_request(&parse_body_with(bytes, options)?, options)
+    ingest(parse_body_with(bytes, options)?, options)
 }
 
 /// Parses and validates a drift request from raw JSON bytes.
 pub fn drift_request_bytes(bytes: &[u8]) -> Result<DriftRequest> {
-    drift_request(&parse_body(bytes)?)
+    drift(parse_body(bytes)?)
 }
 
 /// Builds an ingest request from JSON Lines, one event per non-blank line.
@@ -413,47 +491,234 @@ pub fn ingest_request_json_lines(
             count_message(limits::INGEST_EVENTS_MIN, limits::INGEST_EVENTS_MAX, count),
         )]));
     }
-    let mut bad_lines = Vec::new();
-    let mut events = Vec::new();
-    for (line_no, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) => events.push(v),
-            Err(e) => {
-                // Each earlier bad line already holds a placeholder in `events`.
-                bad_lines.push(Violation::new(
-                    format!("events[{}]", events.len()),
-                    format!("line {} is not valid JSON: {e}", line_no + 1),
-                ));
-                events.push(Value::Null);
-            }
-        }
-    }
-    if events.is_empty() {
+    if count == 0 {
         return Err(Error::Validation(vec![Violation::new(
             "body",
             "is empty; expected one JSON event per line",
         )]));
     }
-    let mut request = Map::new();
-    request.insert("deployment_id".into(), Value::String(deployment_id.into()));
-    request.insert("events".into(), Value::Array(events));
-    let result = ingest_request(&Value::Object(request), options);
+    // Checked exactly as the request {"deployment_id": …, "events": [one per line]}
+    // would be by `ingest`, but each line is parsed, checked and moved into its event in
+    // turn, so the whole file never sits in memory as JSON values.
+    let mut c = Collector::default();
+    let deployment_id = check_id(&mut c, deployment_id, ROOT.field("deployment_id"))
+        .then(|| deployment_id.to_owned());
+    let max = if options.unlimited {
+        usize::MAX
+    } else {
+        limits::INGEST_EVENTS_MAX
+    };
+    let mut lines = JsonLines {
+        lines: text.lines().enumerate(),
+        count,
+        taken: 0,
+        bad_lines: Vec::new(),
+    };
+    let events = event_list(
+        &mut c,
+        &mut lines,
+        ROOT.field("events"),
+        limits::INGEST_EVENTS_MIN,
+        max,
+        line_event,
+    );
+    let result = match (deployment_id, events) {
+        (Some(deployment_id), Some(events)) if c.is_empty() => Ok(IngestRequest {
+            deployment_id,
+            events,
+            pipeline: Pipeline::Auto,
+            webhook_url: None,
+        }),
+        _ => Err(c.into_error()),
+    };
+    let bad_lines = lines.bad_lines;
     if bad_lines.is_empty() {
         return result;
     }
     // Lines that were not JSON became nulls; report them as such instead of "got null".
+    let mut violations = match result {
+        Ok(_) => Vec::new(),
+        Err(Error::Validation(violations)) => violations,
+    };
     let placeholders: HashSet<&str> = bad_lines.iter().map(|b| b.path.as_str()).collect();
-    let mut violations = result
-        .err()
-        .map(|e| e.violations().to_vec())
-        .unwrap_or_default();
     violations.retain(|v| !placeholders.contains(v.path.as_str()));
-    violations.extend(bad_lines.iter().cloned());
+    violations.extend(bad_lines);
     violations.sort_by_key(|v| event_position(&v.path));
     Err(Error::Validation(violations))
+}
+
+/// The events of a JSON Lines text, one per non-blank line, parsed as they are taken.
+///
+/// A line that is not JSON yields `null` in its place, and a violation naming its line
+/// number is kept in `bad_lines`.
+struct JsonLines<'a> {
+    /// The lines still to read, numbered from 0.
+    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    /// How many non-blank lines there are in all.
+    count: usize,
+    /// How many of them have been taken.
+    taken: usize,
+    /// One violation for each line that was not JSON, by event index.
+    bad_lines: Vec<Violation>,
+}
+
+impl Iterator for JsonLines<'_> {
+    type Item = Line;
+
+    fn next(&mut self) -> Option<Line> {
+        let (line_no, line) = self.lines.find(|(_, line)| !line.trim().is_empty())?;
+        let index = self.taken;
+        self.taken += 1;
+        match serde_json::from_str(line) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.bad_lines.push(Violation::new(
+                    format!("events[{index}]"),
+                    format!("line {} is not valid JSON: {e}", line_no + 1),
+                ));
+                Some(Line::Other(Value::Null))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let remaining = self.count.saturating_sub(self.taken);
+        (remaining, Some(remaining))
+    }
+}
+
+impl ExactSizeIterator for JsonLines<'_> {}
+
+/// One line of JSON Lines, parsed.
+///
+/// An object is sorted into the event's fields as it is parsed, which spares building a
+/// map of it only to take it apart again. Everything else about parsing is as for a
+/// [`Value`]: every field's value is parsed as one, so the same texts are accepted and
+/// the same errors reported.
+enum Line {
+    /// An object: the values of the [`EVENT_FIELDS`] by position (for a repeated key, the
+    /// last value, as in a [`Map`](serde_json::Map)), and the other keys in document order.
+    Object {
+        /// The value of each of the [`EVENT_FIELDS`] present (boxed: a line is passed on
+        /// by value several times, and moving a pointer beats copying six values).
+        fields: Box<[Option<Value>; EVENT_FIELDS.len()]>,
+        /// Keys that are not event fields, each time they occur.
+        unknown: Vec<String>,
+    },
+    /// Any other JSON value.
+    Other(Value),
+}
+
+/// Validates the event on one line at `path`, exactly as [`event_from`] validates the
+/// line's [`Value`].
+fn line_event(c: &mut Collector, line: Line, path: Path<'_>) -> Option<Event> {
+    match line {
+        Line::Other(value) => event_from(c, value, path),
+        Line::Object { fields, unknown } => {
+            if !unknown.is_empty() {
+                // A map keeps a repeated key once, where it first occurred.
+                let mut seen = HashSet::new();
+                for key in unknown.iter().filter(|key| seen.insert(key.as_str())) {
+                    unknown_field(c, path, key, &EVENT_FIELDS, event_hint);
+                }
+            }
+            event_fields(c, *fields, path)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Line {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Line, D::Error> {
+        deserializer.deserialize_any(LineVisitor)
+    }
+}
+
+/// Builds a [`Line`], visiting what serde_json's own visitor for [`Value`] visits and
+/// building the same values.
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = Line;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> std::result::Result<Line, E> {
+        Ok(Line::Other(Value::Bool(b)))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> std::result::Result<Line, E> {
+        Ok(Line::Other(Value::Number(n.into())))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> std::result::Result<Line, E> {
+        Ok(Line::Other(Value::Number(n.into())))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> std::result::Result<Line, E> {
+        Ok(Line::Other(
+            Number::from_f64(n).map_or(Value::Null, Value::Number),
+        ))
+    }
+
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Line, E> {
+        Ok(Line::Other(Value::String(s.to_owned())))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Line, E> {
+        Ok(Line::Other(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Line, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Line::Other(Value::Array(items)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Line, A::Error> {
+        let mut fields = Box::new([const { None }; EVENT_FIELDS.len()]);
+        let mut unknown = Vec::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let value: Value = map.next_value()?;
+            match EVENT_FIELDS.iter().position(|name| *name == key.0) {
+                Some(i) => fields[i] = Some(value),
+                None => unknown.push(key.0.into_owned()),
+            }
+        }
+        Ok(Line::Object { fields, unknown })
+    }
+}
+
+/// An object key, borrowed from the line when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        /// Takes the key's text.
+        struct KeyVisitor;
+
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string key")
+            }
+
+            fn visit_borrowed_str<E>(self, s: &'de str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+
+            fn visit_str<E>(self, s: &str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_owned())))
+            }
+        }
+
+        // As serde_json reads the keys of a `Value`.
+        deserializer.deserialize_str(KeyVisitor)
+    }
 }
 
 /// The event number in a path like `events[12].content`, for ordering; `None` sorts first.
@@ -468,7 +733,7 @@ fn event_position(path: &str) -> Option<usize> {
 /// Checks one identifier outside a request (for example a CLI flag); same rules as ids in requests.
 pub fn identifier(value: &str, path: &str) -> Result<()> {
     let mut c = Collector::default();
-    if check_id(&mut c, value, path) {
+    if check_id(&mut c, value, Path::Text(path)) {
         Ok(())
     } else {
         Err(c.into_error())
