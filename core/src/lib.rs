@@ -20,11 +20,13 @@
 //! ```
 
 pub mod assembly;
+pub mod drift;
 pub mod error;
 pub mod eval;
 pub mod features;
 pub mod schema;
 pub mod score;
+pub mod stats;
 pub mod validate;
 
 pub use assembly::{Assembly, Conversation, Role, Turn, assemble};

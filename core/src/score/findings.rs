@@ -341,7 +341,8 @@ const SIGNAL_LABELS: [(&str, &str); 50] = [
     ),
 ];
 
-fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
+/// The recommendation for one piece of evidence of dimension `d` (used by drift too).
+pub(crate) fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
     let at = locate(e);
     let seen = e
         .detail

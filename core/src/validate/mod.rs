@@ -739,3 +739,19 @@ pub fn identifier(value: &str, path: &str) -> Result<()> {
         Err(c.into_error())
     }
 }
+
+/// Checks a drift question outside a request (for example a CLI flag): 1 to 2000
+/// characters after trimming, the same rule as `question` in a drift request.
+pub fn question(value: &str) -> Result<()> {
+    let chars = value.trim().chars().count();
+    if chars == 0 || chars > limits::QUESTION_MAX_CHARS {
+        return Err(Error::Validation(vec![Violation::new(
+            "question",
+            format!(
+                "must be 1 to {} characters after trimming, got {chars}",
+                limits::QUESTION_MAX_CHARS
+            ),
+        )]));
+    }
+    Ok(())
+}

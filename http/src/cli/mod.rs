@@ -1,5 +1,6 @@
 //! The `undertone` command line.
 
+mod drift;
 mod eval;
 mod input;
 mod score;
@@ -45,6 +46,9 @@ enum Command {
     Score(score::ScoreArgs),
     /// Measure the scores against labelled conversations (AUROC, Spearman, ECE).
     Eval(eval::EvalArgs),
+    /// Score two periods (e.g. two model versions) and test each dimension for a
+    /// significant change: Mann-Whitney U, Hodges–Lehmann shift, Holm-adjusted.
+    Drift(drift::DriftArgs),
 }
 
 #[derive(Debug, Args)]
@@ -72,6 +76,7 @@ pub fn main() -> ExitCode {
         Command::Conversations(a) => (a, true),
         Command::Score(a) => return ExitCode::from(score::run(a)),
         Command::Eval(a) => return ExitCode::from(eval::run(a)),
+        Command::Drift(a) => return ExitCode::from(drift::run(a)),
     };
     ExitCode::from(run(args, print_conversations))
 }

@@ -5,6 +5,7 @@
 
 mod conversations;
 mod deployment_id;
+mod drift;
 mod json_lines;
 mod limits;
 mod score;

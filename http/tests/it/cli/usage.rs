@@ -105,6 +105,7 @@ fn help_lists_every_subcommand() {
             "  conversations  Print the conversations assembled from an input file, as JSON",
             "  score          Score every human turn of an input file and print the result",
             "  eval           Measure the scores against labelled conversations (AUROC, Spearman, ECE)",
+            "  drift          Score two periods (e.g. two model versions) and test each dimension for a significant change: Mann-Whitney U, Hodges–Lehmann shift, Holm-adjusted",
             "  help           Print this message or the help of the given subcommand(s)",
         ]
     );

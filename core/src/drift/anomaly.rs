@@ -1,0 +1,263 @@
+//! Anomaly detection over a deployment's time series of dimension scores: an EWMA
+//! control chart against a trailing baseline (Roberts 1959; Lucas & Saccucci 1990).
+//!
+//! Conversations are grouped into buckets (by UTC day of their start, or every N
+//! conversations in time order); a bucket's value is the mean per-conversation risk
+//! of a dimension. For each bucket with at least [`MIN_BASELINE`] earlier buckets, the
+//! baseline is the mean μ and standard deviation σ of up to [`BASELINE_WINDOW`]
+//! earlier bucket values; the EWMA `e = λ·x + (1 − λ)·e_prev` (λ = 0.3, started at the
+//! first bucket) is standardised with the asymptotic EWMA standard deviation,
+//! `z = (e − μ) / (σ·√(λ / (2 − λ)))`, and fires at |z| ≥ 3. Severity: `low` below 4,
+//! `medium` below 5, `high` from 5.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::score::conversation::ConversationResult;
+use crate::score::layer_z::Dimension;
+
+/// EWMA smoothing weight of the newest bucket.
+pub const LAMBDA: f64 = 0.3;
+/// Control limit, in EWMA standard deviations.
+pub const LIMIT: f64 = 3.0;
+/// Earlier buckets needed before a bucket is judged.
+pub const MIN_BASELINE: usize = 5;
+/// Earlier buckets used as the baseline, at most.
+pub const BASELINE_WINDOW: usize = 14;
+/// Floor of the baseline standard deviation, so a perfectly flat baseline does not
+/// turn a 0.001 wobble into an alarm.
+pub const MIN_SD: f64 = 0.02;
+
+/// How conversations are grouped into points of the series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bucketing {
+    /// By the UTC calendar day the conversation started.
+    Daily,
+    /// Every `n` conversations in start order (the last bucket may be smaller).
+    Conversations(usize),
+}
+
+/// How far outside the control limits a bucket fell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// |z| from 3 to 4.
+    Low,
+    /// |z| from 4 to 5.
+    Medium,
+    /// |z| of 5 or more.
+    High,
+}
+
+/// Which way a dimension moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Movement {
+    /// Risk went up.
+    Worse,
+    /// Risk went down.
+    Better,
+}
+
+/// One bucket that fell outside the control limits on one dimension.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Anomaly {
+    /// The dimension.
+    pub dimension: Dimension,
+    /// The bucket: a UTC date (`2026-11-21`) or a conversation range (`conversations 40-59`).
+    pub bucket: String,
+    /// Conversations in the bucket.
+    pub conversations: usize,
+    /// The bucket's mean risk.
+    pub value: f64,
+    /// Baseline mean risk.
+    pub baseline_mean: f64,
+    /// Baseline standard deviation (at least [`MIN_SD`]).
+    pub baseline_sd: f64,
+    /// The EWMA statistic at this bucket.
+    pub ewma: f64,
+    /// The standardised EWMA that fired.
+    pub z: f64,
+    /// The statistic that fired: always `ewma` here.
+    pub statistic: &'static str,
+    /// Rating from |z|.
+    pub severity: Severity,
+    /// Risk up or down.
+    pub direction: Movement,
+}
+
+/// A point of the control chart that fired: index, z, EWMA, baseline mean and sd.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Alarm {
+    /// Position in the series.
+    pub index: usize,
+    /// The standardised EWMA.
+    pub z: f64,
+    /// The EWMA value.
+    pub ewma: f64,
+    /// Baseline mean.
+    pub mean: f64,
+    /// Baseline standard deviation (floored at [`MIN_SD`]).
+    pub sd: f64,
+}
+
+/// Runs the EWMA chart over `series` (non-finite values are skipped as if absent).
+pub fn ewma_alarms(series: &[f64]) -> Vec<Alarm> {
+    let mut out = Vec::new();
+    let mut ewma: Option<f64> = None;
+    for (t, &x) in series.iter().enumerate() {
+        if !x.is_finite() {
+            continue;
+        }
+        let e = match ewma {
+            None => x,
+            Some(prev) => LAMBDA * x + (1.0 - LAMBDA) * prev,
+        };
+        ewma = Some(e);
+        let earlier: Vec<f64> = series[..t]
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
+        if earlier.len() < MIN_BASELINE {
+            continue;
+        }
+        let base = &earlier[earlier.len().saturating_sub(BASELINE_WINDOW)..];
+        let n = base.len() as f64;
+        let mean = base.iter().sum::<f64>() / n;
+        let var = base.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let sd = var.sqrt().max(MIN_SD);
+        let z = (e - mean) / (sd * (LAMBDA / (2.0 - LAMBDA)).sqrt());
+        if z.abs() >= LIMIT {
+            out.push(Alarm {
+                index: t,
+                z,
+                ewma: e,
+                mean,
+                sd,
+            });
+        }
+    }
+    out
+}
+
+/// Finds anomalies in every dimension of a deployment's scored conversations.
+pub fn detect(conversations: &[ConversationResult], bucketing: Bucketing) -> Vec<Anomaly> {
+    let mut scored: Vec<&ConversationResult> = conversations
+        .iter()
+        .filter(|c| !c.turns.is_empty())
+        .collect();
+    scored.sort_by(|a, b| {
+        (a.started_at, &a.conversation_id).cmp(&(b.started_at, &b.conversation_id))
+    });
+    let buckets: Vec<(String, Vec<&ConversationResult>)> = match bucketing {
+        Bucketing::Daily => {
+            let mut by_day: BTreeMap<String, Vec<&ConversationResult>> = BTreeMap::new();
+            for c in scored {
+                by_day
+                    .entry(c.started_at.format("%Y-%m-%d").to_string())
+                    .or_default()
+                    .push(c);
+            }
+            by_day.into_iter().collect()
+        }
+        Bucketing::Conversations(n) => {
+            let n = n.max(1);
+            scored
+                .chunks(n)
+                .enumerate()
+                .map(|(k, chunk)| {
+                    (
+                        format!("conversations {}-{}", k * n, k * n + chunk.len() - 1),
+                        chunk.to_vec(),
+                    )
+                })
+                .collect()
+        }
+    };
+    let mut out = Vec::new();
+    for d in Dimension::ALL {
+        let series: Vec<f64> = buckets
+            .iter()
+            .map(|(_, cs)| cs.iter().map(|c| c.layer_z.get(d).risk).sum::<f64>() / cs.len() as f64)
+            .collect();
+        for a in ewma_alarms(&series) {
+            let (label, cs) = &buckets[a.index];
+            let abs = a.z.abs();
+            out.push(Anomaly {
+                dimension: d,
+                bucket: label.clone(),
+                conversations: cs.len(),
+                value: series[a.index],
+                baseline_mean: a.mean,
+                baseline_sd: a.sd,
+                ewma: a.ewma,
+                z: a.z,
+                statistic: "ewma",
+                severity: if abs >= 5.0 {
+                    Severity::High
+                } else if abs >= 4.0 {
+                    Severity::Medium
+                } else {
+                    Severity::Low
+                },
+                direction: if a.z > 0.0 {
+                    Movement::Worse
+                } else {
+                    Movement::Better
+                },
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flat_series_with_noise_does_not_fire() {
+        let series: Vec<f64> = (0..40)
+            .map(|i| 0.3 + 0.01 * ((i * 7 % 5) as f64 - 2.0))
+            .collect();
+        assert!(ewma_alarms(&series).is_empty());
+    }
+
+    #[test]
+    fn a_step_up_fires_worse_and_grows_in_severity() {
+        let mut series = vec![0.30, 0.31, 0.29, 0.30, 0.32, 0.28, 0.30, 0.31];
+        series.extend([0.60, 0.62, 0.61]);
+        let alarms = ewma_alarms(&series);
+        assert!(!alarms.is_empty());
+        assert_eq!(
+            alarms[0].index, 8,
+            "fires on the first bucket after the step"
+        );
+        assert!(alarms[0].z >= LIMIT);
+        // Hand check of the first alarm: EWMA of the series, baseline of 8 buckets.
+        let mut e = series[0];
+        for &x in &series[1..=8] {
+            e = LAMBDA * x + (1.0 - LAMBDA) * e;
+        }
+        assert!((alarms[0].ewma - e).abs() < 1e-12);
+        let mean = series[..8].iter().sum::<f64>() / 8.0;
+        assert!((alarms[0].mean - mean).abs() < 1e-12);
+    }
+
+    #[test]
+    fn too_short_a_baseline_never_fires() {
+        assert!(ewma_alarms(&[0.1, 0.1, 0.1, 0.1, 0.9]).is_empty());
+        assert!(ewma_alarms(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_drop_fires_better() {
+        let mut series = vec![0.5; 10];
+        series.push(0.1);
+        let a = ewma_alarms(&series);
+        assert_eq!(a.len(), 1);
+        assert!(a[0].z < -LIMIT);
+    }
+}

@@ -1,0 +1,635 @@
+//! Drift: did the human side get better or worse between two periods (two model or
+//! prompt versions, two time windows), and is the change real or noise (DESIGN.md §6)?
+//!
+//! Each period is scored by the engine. Per dimension, the per-conversation scores of
+//! the two periods are compared with a two-sided Mann-Whitney U test, an effect size
+//! (rank-biserial correlation), and a Hodges–Lehmann shift with a 95% confidence
+//! interval; p-values are Holm-adjusted across the dimensions tested. Methods and
+//! citations: docs/drift.md.
+
+pub mod anomaly;
+pub mod outcome;
+
+use serde::Serialize;
+
+use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
+use crate::score::conversation::ConversationResult;
+use crate::score::findings::{recommend, signal_label};
+use crate::score::layer_z::{Dimension, Direction, Evidence};
+use crate::score::{SCORER_VERSION, SessionIntelligence, score};
+use crate::stats::{self, Method};
+
+pub use outcome::{OutcomeShift, outcome_shift};
+
+/// Significance level, after Holm adjustment across dimensions.
+pub const ALPHA: f64 = 0.05;
+
+/// Fewest scored conversations per period for a dimension to be tested. With fewer,
+/// even a complete separation cannot reach p < 0.05 after adjustment (5 per side gives
+/// an exact two-sided p of 0.0079 at best), so the verdict is `insufficient_data`.
+pub const MIN_CONVERSATIONS: usize = 5;
+
+/// Confidence level of the shift's interval.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// The deployment id used when the request names none: AI turns are then recognised
+/// by `metadata.role` only.
+const UNNAMED_DEPLOYMENT: &str = "unnamed-deployment";
+
+/// What a dimension did between the periods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Significantly healthier after.
+    Improved,
+    /// Significantly worse after.
+    Regressed,
+    /// No significant change.
+    Unchanged,
+    /// Too few conversations in a period to test.
+    InsufficientData,
+}
+
+/// The direction of the whole comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriftDirection {
+    /// At least one dimension improved and none regressed.
+    Improved,
+    /// At least one dimension regressed and none improved.
+    Regressed,
+    /// Some dimensions improved and others regressed.
+    Mixed,
+    /// No dimension changed significantly.
+    Stable,
+}
+
+/// One dimension's comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DimensionDrift {
+    /// Conversations scored in the before period.
+    pub before_n: usize,
+    /// Conversations scored in the after period.
+    pub after_n: usize,
+    /// Median per-conversation score before (`null` with no conversation).
+    #[serde(serialize_with = "ser_opt4")]
+    pub before_median: Option<f64>,
+    /// Median per-conversation score after.
+    #[serde(serialize_with = "ser_opt4")]
+    pub after_median: Option<f64>,
+    /// Hodges–Lehmann estimate of the shift, after minus before, in score units.
+    #[serde(serialize_with = "ser_opt4")]
+    pub shift: Option<f64>,
+    /// Lower end of the 95% confidence interval of `shift`.
+    #[serde(serialize_with = "ser_opt4")]
+    pub ci_low: Option<f64>,
+    /// Upper end of the 95% confidence interval of `shift`.
+    #[serde(serialize_with = "ser_opt4")]
+    pub ci_high: Option<f64>,
+    /// Two-sided Mann-Whitney U p-value (`null` when not tested).
+    pub p_value: Option<f64>,
+    /// `p_value` after Holm adjustment across the dimensions tested.
+    pub p_adjusted: Option<f64>,
+    /// Rank-biserial correlation (= Cliff's delta), after vs before, in [-1, 1]:
+    /// positive when after-period scores tend to be higher.
+    #[serde(serialize_with = "ser_opt4")]
+    pub effect_size: Option<f64>,
+    /// Whether `p_adjusted` < 0.05.
+    pub significant: bool,
+    /// What the dimension did.
+    pub verdict: Verdict,
+    /// Which p-value computation was used: `exact` or `asymptotic`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<&'static str>,
+}
+
+/// The six dimension comparisons, in output order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DimensionDrifts {
+    /// See [`Dimension::TrustCalibration`].
+    pub trust_calibration: DimensionDrift,
+    /// See [`Dimension::FrustrationBuildup`].
+    pub frustration_buildup: DimensionDrift,
+    /// See [`Dimension::DependencyDrift`].
+    pub dependency_drift: DimensionDrift,
+    /// See [`Dimension::SilentAbandonmentRisk`].
+    pub silent_abandonment_risk: DimensionDrift,
+    /// See [`Dimension::EscalationFriction`].
+    pub escalation_friction: DimensionDrift,
+    /// See [`Dimension::ComprehensionGap`].
+    pub comprehension_gap: DimensionDrift,
+}
+
+impl DimensionDrifts {
+    /// The comparison of one dimension.
+    pub fn get(&self, d: Dimension) -> &DimensionDrift {
+        match d {
+            Dimension::TrustCalibration => &self.trust_calibration,
+            Dimension::FrustrationBuildup => &self.frustration_buildup,
+            Dimension::DependencyDrift => &self.dependency_drift,
+            Dimension::SilentAbandonmentRisk => &self.silent_abandonment_risk,
+            Dimension::EscalationFriction => &self.escalation_friction,
+            Dimension::ComprehensionGap => &self.comprehension_gap,
+        }
+    }
+
+    fn from_vec(mut v: Vec<DimensionDrift>) -> DimensionDrifts {
+        // `v` holds one entry per dimension, in `Dimension::ALL` order.
+        let mut next = || v.remove(0);
+        DimensionDrifts {
+            trust_calibration: next(),
+            frustration_buildup: next(),
+            dependency_drift: next(),
+            silent_abandonment_risk: next(),
+            escalation_friction: next(),
+            comprehension_gap: next(),
+        }
+    }
+}
+
+/// Counts of one period.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PeriodSummary {
+    /// The period's label.
+    pub label: String,
+    /// Events in the period.
+    pub event_count: usize,
+    /// Conversations with at least one human turn.
+    pub conversation_count: usize,
+    /// Human turns scored.
+    pub human_turn_count: usize,
+    /// Share of those conversations that ended resolved.
+    #[serde(serialize_with = "ser_opt4")]
+    pub resolved_rate: Option<f64>,
+}
+
+/// The drift result (DESIGN.md §6).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DriftResult {
+    /// Version of the scorer that scored both periods.
+    pub scorer_version: &'static str,
+    /// The question the analysis addresses first, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The baseline period.
+    pub before: PeriodSummary,
+    /// The compared period.
+    pub after: PeriodSummary,
+    /// Size of the largest significant change: the largest |effect size| among the
+    /// dimensions with a significant verdict, 0 when none; in [0, 1].
+    #[serde(serialize_with = "crate::score::layer_z::ser4")]
+    pub overall_drift: f64,
+    /// Improved, regressed, mixed or stable.
+    pub direction: DriftDirection,
+    /// 2–4 sentences with the numbers.
+    pub plain_summary: String,
+    /// What to do about each regression, tied to the after period's evidence.
+    pub plain_recommendations: Vec<String>,
+    /// One line per dimension, the question's dimensions and significant ones first.
+    pub key_findings: Vec<String>,
+    /// Per dimension: medians, shift, interval, p-values, effect size, verdict.
+    pub dimension_drifts: DimensionDrifts,
+    /// Resolved rate before vs after (two-proportion z-test).
+    pub outcome_shift: OutcomeShift,
+}
+
+/// Scores both periods of `request` and compares them.
+pub fn drift(request: &DriftRequest) -> DriftResult {
+    let deployment = request
+        .deployment_id
+        .clone()
+        .unwrap_or_else(|| UNNAMED_DEPLOYMENT.to_owned());
+    let score_period = |p: &Period| {
+        score(&IngestRequest {
+            deployment_id: deployment.clone(),
+            events: p.events.clone(),
+            pipeline: Pipeline::Auto,
+            webhook_url: None,
+        })
+    };
+    let (before, after) = rayon::join(
+        || score_period(&request.before),
+        || score_period(&request.after),
+    );
+    compare_sessions(
+        (&request.before.label, &before),
+        (&request.after.label, &after),
+        request.question.as_deref(),
+    )
+}
+
+/// Compares two scored sessions (what [`drift`] does after scoring).
+pub fn compare_sessions(
+    (before_label, before): (&str, &SessionIntelligence),
+    (after_label, after): (&str, &SessionIntelligence),
+    question: Option<&str>,
+) -> DriftResult {
+    let b = scored(before);
+    let a = scored(after);
+    let dimension_drifts = compare(
+        |d| b.iter().map(|c| c.layer_z.get(d).score).collect(),
+        |d| a.iter().map(|c| c.layer_z.get(d).score).collect(),
+    );
+    let outcome_shift = outcome_shift(&b, &a);
+    let order = dimension_order(question, &dimension_drifts);
+    let significant: Vec<(Dimension, &DimensionDrift)> = Dimension::ALL
+        .iter()
+        .map(|&d| (d, dimension_drifts.get(d)))
+        .filter(|(_, x)| x.significant)
+        .collect();
+    let improved = significant
+        .iter()
+        .filter(|(_, x)| x.verdict == Verdict::Improved)
+        .count();
+    let regressed = significant.len() - improved;
+    let direction = match (improved > 0, regressed > 0) {
+        (true, true) => DriftDirection::Mixed,
+        (true, false) => DriftDirection::Improved,
+        (false, true) => DriftDirection::Regressed,
+        (false, false) => DriftDirection::Stable,
+    };
+    let overall_drift = significant
+        .iter()
+        .filter_map(|(_, x)| x.effect_size)
+        .fold(0.0f64, |m, e| m.max(e.abs()))
+        .min(1.0);
+
+    let key_findings: Vec<String> = order
+        .iter()
+        .map(|&d| finding_line(d, dimension_drifts.get(d), before_label, after_label))
+        .collect();
+    let plain_recommendations: Vec<String> = order
+        .iter()
+        .filter(|&&d| dimension_drifts.get(d).verdict == Verdict::Regressed)
+        .map(|&d| regression_advice(d, dimension_drifts.get(d), after))
+        .collect();
+    let summary = summary(
+        (before_label, &b),
+        (after_label, &a),
+        direction,
+        &order,
+        &dimension_drifts,
+        &outcome_shift,
+        question,
+    );
+    DriftResult {
+        scorer_version: SCORER_VERSION,
+        question: question.map(str::to_owned),
+        before: period_summary(before_label, before, &b),
+        after: period_summary(after_label, after, &a),
+        overall_drift,
+        direction,
+        plain_summary: summary,
+        plain_recommendations,
+        key_findings,
+        dimension_drifts,
+        outcome_shift,
+    }
+}
+
+/// Compares per-conversation scores of each dimension: `before(d)` and `after(d)` give
+/// the scores of one dimension. Holm adjustment runs over the dimensions tested.
+pub fn compare(
+    before: impl Fn(Dimension) -> Vec<f64>,
+    after: impl Fn(Dimension) -> Vec<f64>,
+) -> DimensionDrifts {
+    let mut drifts: Vec<DimensionDrift> = Dimension::ALL
+        .iter()
+        .map(|&d| compare_one(d, &before(d), &after(d)))
+        .collect();
+    let tested: Vec<usize> = (0..drifts.len())
+        .filter(|&i| drifts[i].p_value.is_some())
+        .collect();
+    let p: Vec<f64> = tested.iter().filter_map(|&i| drifts[i].p_value).collect();
+    for (&i, adjusted) in tested.iter().zip(stats::holm(&p)) {
+        let d = &mut drifts[i];
+        d.p_adjusted = Some(adjusted);
+        d.significant = adjusted < ALPHA;
+        d.verdict = match (d.significant, healthier(Dimension::ALL[i], d)) {
+            (false, _) => Verdict::Unchanged,
+            (true, true) => Verdict::Improved,
+            (true, false) => Verdict::Regressed,
+        };
+    }
+    DimensionDrifts::from_vec(drifts)
+}
+
+/// The comparison of one dimension before Holm adjustment (verdict unchanged or
+/// insufficient data until adjusted).
+fn compare_one(d: Dimension, before: &[f64], after: &[f64]) -> DimensionDrift {
+    let _ = d;
+    let mut out = DimensionDrift {
+        before_n: before.len(),
+        after_n: after.len(),
+        before_median: stats::median(before),
+        after_median: stats::median(after),
+        shift: None,
+        ci_low: None,
+        ci_high: None,
+        p_value: None,
+        p_adjusted: None,
+        effect_size: None,
+        significant: false,
+        verdict: Verdict::InsufficientData,
+        method: None,
+    };
+    if before.len() < MIN_CONVERSATIONS || after.len() < MIN_CONVERSATIONS {
+        return out;
+    }
+    // U of `after` against `before`: a positive effect means higher scores after.
+    let Some(test) = stats::mann_whitney_u(after, before) else {
+        return out;
+    };
+    out.p_value = Some(test.p_value);
+    out.method = Some(match test.method {
+        Method::Exact => "exact",
+        Method::Asymptotic => "asymptotic",
+    });
+    out.effect_size = stats::rank_biserial(after, before);
+    if let Some(s) = stats::hodges_lehmann(before, after, CONFIDENCE) {
+        out.shift = Some(s.estimate);
+        out.ci_low = Some(s.ci_low);
+        out.ci_high = Some(s.ci_high);
+    }
+    out.verdict = Verdict::Unchanged;
+    out
+}
+
+/// Whether the change of `x` is towards health: by the effect size's sign (the shift
+/// can be 0 when many scores tie), read through the dimension's direction.
+fn healthier(d: Dimension, x: &DimensionDrift) -> bool {
+    let up = x.effect_size.unwrap_or(0.0) > 0.0;
+    match d.direction() {
+        Direction::HigherIsBetter => up,
+        Direction::HigherIsWorse => !up,
+    }
+}
+
+/// Conversations with at least one scored human turn.
+fn scored(s: &SessionIntelligence) -> Vec<&ConversationResult> {
+    s.intelligence
+        .conversations
+        .iter()
+        .filter(|c| !c.turns.is_empty())
+        .collect()
+}
+
+fn period_summary(
+    label: &str,
+    s: &SessionIntelligence,
+    scored: &[&ConversationResult],
+) -> PeriodSummary {
+    PeriodSummary {
+        label: label.to_owned(),
+        event_count: s.intelligence.event_count,
+        conversation_count: scored.len(),
+        human_turn_count: s.intelligence.human_turn_count,
+        resolved_rate: (!scored.is_empty())
+            .then(|| scored.iter().filter(|c| c.resolved).count() as f64 / scored.len() as f64),
+    }
+}
+
+/// Words of a question that point at each dimension.
+const QUESTION_WORDS: [(Dimension, &[&str]); 6] = [
+    (
+        Dimension::TrustCalibration,
+        &[
+            "trust",
+            "rely",
+            "verif",
+            "hallucinat",
+            "accurate",
+            "believ",
+            "overconfiden",
+        ],
+    ),
+    (
+        Dimension::FrustrationBuildup,
+        &[
+            "frustrat",
+            "angry",
+            "anger",
+            "annoy",
+            "upset",
+            "mood",
+            "sentiment",
+            "tone",
+            "happ",
+        ],
+    ),
+    (
+        Dimension::DependencyDrift,
+        &[
+            "depend",
+            "delegat",
+            "reliance",
+            "learn",
+            "independen",
+            "crutch",
+        ],
+    ),
+    (
+        Dimension::SilentAbandonmentRisk,
+        &[
+            "abandon",
+            "churn",
+            "leave",
+            "leaving",
+            "drop",
+            "quit",
+            "retention",
+            "resolv",
+        ],
+    ),
+    (
+        Dimension::EscalationFriction,
+        &[
+            "escalat", "human", "agent", "handoff", "hand-off", "hand off", "person",
+        ],
+    ),
+    (
+        Dimension::ComprehensionGap,
+        &[
+            "understand",
+            "confus",
+            "clear",
+            "clarity",
+            "explain",
+            "comprehen",
+        ],
+    ),
+];
+
+/// The dimensions in reporting order: those the question names first, then
+/// significant ones by adjusted p-value, then the rest in output order.
+fn dimension_order(question: Option<&str>, drifts: &DimensionDrifts) -> Vec<Dimension> {
+    let q = question.unwrap_or("").to_lowercase();
+    let asked = |d: Dimension| {
+        QUESTION_WORDS
+            .iter()
+            .any(|(k, words)| *k == d && words.iter().any(|w| q.contains(w)))
+    };
+    let mut order: Vec<Dimension> = Dimension::ALL.to_vec();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (drifts.get(a), drifts.get(b));
+        asked(b)
+            .cmp(&asked(a))
+            .then(y.significant.cmp(&x.significant))
+            .then(
+                x.p_adjusted
+                    .unwrap_or(2.0)
+                    .total_cmp(&y.p_adjusted.unwrap_or(2.0)),
+            )
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+fn name(d: Dimension) -> String {
+    d.as_str().replace('_', " ")
+}
+
+fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".to_owned()
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
+/// One line per dimension for `key_findings`.
+fn finding_line(d: Dimension, x: &DimensionDrift, before: &str, after: &str) -> String {
+    let medians = match (x.before_median, x.after_median) {
+        (Some(b), Some(a)) => format!("median {b:.2} ({before}) → {a:.2} ({after})"),
+        _ => "no scored conversations in one period".to_owned(),
+    };
+    match x.verdict {
+        Verdict::InsufficientData => format!(
+            "{}: not tested — {} and {} conversations, at least {MIN_CONVERSATIONS} per period are needed; {medians}.",
+            capitalise(&name(d)),
+            x.before_n,
+            x.after_n,
+        ),
+        v => {
+            let shift = match (x.shift, x.ci_low, x.ci_high) {
+                (Some(s), Some(l), Some(h)) => {
+                    format!(", shift {s:+.3} (95% CI {l:+.3} to {h:+.3})")
+                }
+                _ => String::new(),
+            };
+            let p = x.p_adjusted.map(fmt_p).unwrap_or_default();
+            let what = match v {
+                Verdict::Improved => "improved",
+                Verdict::Regressed => "regressed",
+                _ => "no significant change",
+            };
+            format!(
+                "{}: {what} — {medians}{shift}, effect size {:+.2}, Holm-adjusted {p}.",
+                capitalise(&name(d)),
+                x.effect_size.unwrap_or(0.0),
+            )
+        }
+    }
+}
+
+/// What to do about a regressed dimension: the after period's strongest evidence.
+fn regression_advice(d: Dimension, x: &DimensionDrift, after: &SessionIntelligence) -> String {
+    let top: Option<&Evidence> = after
+        .intelligence
+        .layer_z
+        .get(d)
+        .evidence
+        .iter()
+        .find(|e| e.contribution > 0.0);
+    let change = match (x.before_median, x.after_median) {
+        (Some(b), Some(a)) => format!(" (median {b:.2} → {a:.2})"),
+        _ => String::new(),
+    };
+    match top {
+        Some(e) => format!(
+            "{} regressed{change}; the strongest driver after the change is {}. {}",
+            capitalise(&name(d)),
+            signal_label(e.signal),
+            recommend(d, e, false),
+        ),
+        None => format!(
+            "{} regressed{change}: compare the two periods' conversations on this dimension before shipping further.",
+            capitalise(&name(d)),
+        ),
+    }
+}
+
+fn summary(
+    (before_label, b): (&str, &[&ConversationResult]),
+    (after_label, a): (&str, &[&ConversationResult]),
+    direction: DriftDirection,
+    order: &[Dimension],
+    drifts: &DimensionDrifts,
+    outcome: &OutcomeShift,
+    question: Option<&str>,
+) -> String {
+    let mut s = vec![format!(
+        "Compared {} conversations of {before_label} with {} of {after_label}, dimension by dimension (two-sided Mann-Whitney U, Holm-adjusted, α = {ALPHA}).",
+        b.len(),
+        a.len()
+    )];
+    let list = |v: Verdict| -> Vec<String> {
+        order
+            .iter()
+            .filter(|&&d| drifts.get(d).verdict == v)
+            .map(|&d| name(d))
+            .collect()
+    };
+    let (improved, regressed) = (list(Verdict::Improved), list(Verdict::Regressed));
+    s.push(match direction {
+        DriftDirection::Stable => {
+            let untested = list(Verdict::InsufficientData);
+            if untested.len() == Dimension::ALL.len() {
+                format!(
+                    "Nothing could be tested: each period needs at least {MIN_CONVERSATIONS} conversations with human turns."
+                )
+            } else {
+                "No dimension changed significantly; differences are within noise.".to_owned()
+            }
+        }
+        DriftDirection::Improved => format!("{after_label} improved {}.", improved.join(", ")),
+        DriftDirection::Regressed => format!("{after_label} regressed on {}.", regressed.join(", ")),
+        DriftDirection::Mixed => format!(
+            "Mixed: {after_label} improved {} but regressed on {}.",
+            improved.join(", "),
+            regressed.join(", ")
+        ),
+    });
+    if let Some(&first) = order.first()
+        && question.is_some()
+    {
+        let x = drifts.get(first);
+        s.push(format!(
+            "On the question asked, {} is {}.",
+            name(first),
+            match x.verdict {
+                Verdict::Improved => "significantly better",
+                Verdict::Regressed => "significantly worse",
+                Verdict::Unchanged => "not significantly different",
+                Verdict::InsufficientData => "not testable with this much data",
+            }
+        ));
+    }
+    s.push(outcome.sentence(before_label, after_label));
+    s.join(" ")
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn ser_opt4<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(v) => crate::score::layer_z::ser4(v, s),
+        None => s.serialize_none(),
+    }
+}

@@ -1,0 +1,136 @@
+//! Outcome shift: did the share of resolved conversations move between two periods
+//! (before and after a deploy), beyond noise (DESIGN.md §6)?
+
+use serde::Serialize;
+
+use crate::score::conversation::ConversationResult;
+use crate::stats;
+
+/// Fewest conversations per side before an outcome shift can fire.
+pub const MIN_CONVERSATIONS: usize = 30;
+/// Smallest change of the resolved rate that can fire, in percentage points.
+pub const MIN_POINTS: f64 = 3.0;
+/// Significance level of the two-proportion z-test.
+pub const ALPHA: f64 = 0.05;
+
+/// The resolved rate before and after, and whether the change counts as a shift.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutcomeShift {
+    /// Conversations (with human turns) before.
+    pub before_n: usize,
+    /// Of those, resolved.
+    pub before_resolved: usize,
+    /// Conversations after.
+    pub after_n: usize,
+    /// Of those, resolved.
+    pub after_resolved: usize,
+    /// Resolved rate before, in [0, 1] (`null` with no conversation).
+    #[serde(serialize_with = "super::ser_opt4")]
+    pub before_rate: Option<f64>,
+    /// Resolved rate after.
+    #[serde(serialize_with = "super::ser_opt4")]
+    pub after_rate: Option<f64>,
+    /// After minus before, in percentage points.
+    #[serde(serialize_with = "super::ser_opt4")]
+    pub change_points: Option<f64>,
+    /// Two-sided p-value of the pooled two-proportion z-test (`null` when not computable:
+    /// an empty side, or every conversation resolved or none).
+    pub p_value: Option<f64>,
+    /// Whether the shift fires: ≥ 30 conversations per side, |change| ≥ 3 points and
+    /// p < 0.05.
+    pub outcome_shift_detected: bool,
+}
+
+impl OutcomeShift {
+    /// One sentence for a summary.
+    pub fn sentence(&self, before: &str, after: &str) -> String {
+        match (self.before_rate, self.after_rate) {
+            (Some(b), Some(a)) => {
+                let verdict = if self.outcome_shift_detected {
+                    "a significant outcome shift".to_owned()
+                } else if self.before_n < MIN_CONVERSATIONS || self.after_n < MIN_CONVERSATIONS {
+                    format!(
+                        "too few conversations to call an outcome shift (at least {MIN_CONVERSATIONS} per period)"
+                    )
+                } else {
+                    "not a significant outcome shift".to_owned()
+                };
+                format!(
+                    "Resolved rate went from {:.0}% ({before}) to {:.0}% ({after}): {verdict}.",
+                    100.0 * b,
+                    100.0 * a
+                )
+            }
+            _ => {
+                "Resolved rate cannot be compared: a period has no scored conversation.".to_owned()
+            }
+        }
+    }
+}
+
+/// Compares the resolved rates of two sets of conversations.
+pub fn outcome_shift(
+    before: &[&ConversationResult],
+    after: &[&ConversationResult],
+) -> OutcomeShift {
+    let resolved = |v: &[&ConversationResult]| v.iter().filter(|c| c.resolved).count();
+    let (bn, an) = (before.len(), after.len());
+    let (br, ar) = (resolved(before), resolved(after));
+    counts(br, bn, ar, an)
+}
+
+/// [`outcome_shift`] from counts: `br` of `bn` resolved before, `ar` of `an` after.
+pub fn counts(br: usize, bn: usize, ar: usize, an: usize) -> OutcomeShift {
+    let rate = |k: usize, n: usize| (n > 0).then(|| k as f64 / n as f64);
+    let (before_rate, after_rate) = (rate(br, bn), rate(ar, an));
+    let change_points = before_rate.zip(after_rate).map(|(b, a)| 100.0 * (a - b));
+    let p_value =
+        stats::two_proportion_z(br as u64, bn as u64, ar as u64, an as u64).map(|t| t.p_value);
+    let outcome_shift_detected = bn >= MIN_CONVERSATIONS
+        && an >= MIN_CONVERSATIONS
+        && change_points.is_some_and(|c| c.abs() >= MIN_POINTS)
+        && p_value.is_some_and(|p| p < ALPHA);
+    OutcomeShift {
+        before_n: bn,
+        before_resolved: br,
+        after_n: an,
+        after_resolved: ar,
+        before_rate,
+        after_rate,
+        change_points,
+        p_value,
+        outcome_shift_detected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fires_only_with_enough_data_a_large_change_and_significance() {
+        // 60% → 80% of 100 each: z ≈ 3.09, p ≈ 0.002.
+        let s = counts(60, 100, 80, 100);
+        assert!(s.outcome_shift_detected, "{s:?}");
+        assert!((s.change_points.unwrap() - 20.0).abs() < 1e-9);
+        // Same rates, 20 per side: too few conversations.
+        assert!(!counts(12, 20, 16, 20).outcome_shift_detected);
+        // Large samples, significant but under 3 points.
+        let s = counts(50_000, 100_000, 52_000, 100_000);
+        assert!(s.p_value.unwrap() < 0.05);
+        assert!(!s.outcome_shift_detected);
+        // Not significant.
+        assert!(!counts(15, 30, 17, 30).outcome_shift_detected);
+    }
+
+    #[test]
+    fn empty_or_degenerate_sides_have_no_p_value() {
+        let s = counts(0, 0, 5, 10);
+        assert_eq!(s.before_rate, None);
+        assert_eq!(s.p_value, None);
+        assert!(!s.outcome_shift_detected);
+        let s = counts(40, 40, 40, 40);
+        assert_eq!(s.p_value, None);
+        assert!(!s.outcome_shift_detected);
+    }
+}
