@@ -19,7 +19,7 @@ use crate::score::layer_z::{Dimension, Direction, Evidence};
 use crate::score::{SCORER_VERSION, SessionIntelligence, score};
 use crate::stats::{self, Method};
 
-pub use outcome::{OutcomeShift, outcome_shift};
+pub use outcome::{DeployShift, OutcomeShift, at_deploys, outcome_shift};
 
 /// Significance level, after Holm adjustment across dimensions.
 pub const ALPHA: f64 = 0.05;

@@ -1,8 +1,15 @@
 //! Outcome shift: did the share of resolved conversations move between two periods
 //! (before and after a deploy), beyond noise (DESIGN.md §6)?
 
-use serde::Serialize;
+use std::collections::BTreeMap;
 
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::assembly::assemble;
+use crate::schema::{IngestRequest, serialize_utc};
+use crate::score::SessionIntelligence;
 use crate::score::conversation::ConversationResult;
 use crate::stats;
 
@@ -101,6 +108,83 @@ pub fn counts(br: usize, bn: usize, ar: usize, an: usize) -> OutcomeShift {
         p_value,
         outcome_shift_detected,
     }
+}
+
+/// An outcome shift at one deploy inside a deployment's events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeployShift {
+    /// The release before the deploy (`metadata.release` or `metadata.model_version`).
+    pub from_release: String,
+    /// The release after it.
+    pub to_release: String,
+    /// Start of the first conversation on the new release.
+    #[serde(serialize_with = "serialize_utc")]
+    pub at: DateTime<Utc>,
+    /// Resolved rate of the previous release's conversations vs the new release's.
+    pub shift: OutcomeShift,
+}
+
+/// The release a conversation ran on: the first `metadata.release`, else
+/// `metadata.model_version`, among its events (AI turns usually carry it).
+fn release_of(event_metadata: &[Option<&serde_json::Map<String, Value>>]) -> Option<String> {
+    event_metadata.iter().flatten().find_map(|m| {
+        ["release", "model_version"]
+            .iter()
+            .find_map(|k| match m.get(*k) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            })
+    })
+}
+
+/// Finds deploys in one scored request — a change of release between consecutive
+/// conversations in time order (a conversation without a release keeps the previous
+/// one) — and tests the resolved rate of each release segment against the next.
+pub fn at_deploys(request: &IngestRequest, result: &SessionIntelligence) -> Vec<DeployShift> {
+    let assembly = assemble(&request.events, Some(&request.deployment_id));
+    let releases: BTreeMap<&str, Option<String>> = assembly
+        .conversations
+        .iter()
+        .map(|c| {
+            let meta: Vec<_> = c.turns.iter().map(|t| t.event.metadata.as_ref()).collect();
+            (c.conversation_id.as_str(), release_of(&meta))
+        })
+        .collect();
+    let mut scored: Vec<&ConversationResult> = result
+        .intelligence
+        .conversations
+        .iter()
+        .filter(|c| !c.turns.is_empty())
+        .collect();
+    scored.sort_by(|a, b| {
+        (a.started_at, &a.conversation_id).cmp(&(b.started_at, &b.conversation_id))
+    });
+    // Segments of consecutive conversations on one release.
+    let mut segments: Vec<(String, Vec<&ConversationResult>)> = Vec::new();
+    for c in scored {
+        let release = releases
+            .get(c.conversation_id.as_str())
+            .cloned()
+            .flatten()
+            .or_else(|| segments.last().map(|(r, _)| r.clone()));
+        let Some(release) = release else {
+            continue;
+        };
+        match segments.last_mut() {
+            Some((r, v)) if *r == release => v.push(c),
+            _ => segments.push((release, vec![c])),
+        }
+    }
+    segments
+        .windows(2)
+        .map(|w| DeployShift {
+            from_release: w[0].0.clone(),
+            to_release: w[1].0.clone(),
+            at: w[1].1[0].started_at,
+            shift: outcome_shift(&w[0].1, &w[1].1),
+        })
+        .collect()
 }
 
 #[cfg(test)]

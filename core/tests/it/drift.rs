@@ -288,3 +288,43 @@ fn a_worse_model_version_regresses_frustration_end_to_end() {
     assert!(r.outcome_shift.change_points.expect("rates") < 0.0);
     assert!(!r.outcome_shift.outcome_shift_detected);
 }
+
+#[test]
+fn a_deploy_inside_one_request_is_found_and_its_outcome_shift_fires() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(root.join(name)).expect("example"))
+            .expect("JSON")
+    };
+    let (v1, v2) = (read("drift-v1.json"), read("drift-v2.json"));
+    let mut events = v1["events"].as_array().expect("events").clone();
+    events.extend(v2["events"].as_array().expect("events").iter().cloned());
+    let body = json!({"deployment_id": v1["deployment_id"], "events": events});
+    let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+    let result = score(&req);
+    let deploys = drift::at_deploys(&req, &result);
+    assert_eq!(deploys.len(), 1, "{deploys:?}");
+    let d = &deploys[0];
+    assert_eq!(
+        (d.from_release.as_str(), d.to_release.as_str()),
+        ("v1", "v2")
+    );
+    assert_eq!((d.shift.before_n, d.shift.after_n), (40, 40));
+    assert!(d.shift.change_points.expect("rates") <= -3.0);
+    assert!(d.shift.outcome_shift_detected, "{d:?}");
+    // The same events without release metadata have no deploy.
+    let plain: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e["metadata"]
+                .as_object_mut()
+                .expect("metadata")
+                .remove("model_version");
+            e
+        })
+        .collect();
+    let body = json!({"deployment_id": v1["deployment_id"], "events": plain});
+    let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+    assert!(drift::at_deploys(&req, &score(&req)).is_empty());
+}
