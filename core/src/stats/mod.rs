@@ -29,6 +29,7 @@
 //! themselves; the integration tests check agreement to 1e-9 (relative).
 
 mod effect;
+mod exact;
 mod mann_whitney;
 mod multitest;
 mod normal;

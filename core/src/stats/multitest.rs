@@ -16,8 +16,11 @@
 /// p̃₍ᵣ₎ = min(1, max_{s ≤ r} (k − s + 1)·p₍ₛ₎) (r, s counted from 1).
 ///
 /// Controls the family-wise error rate under any dependence; uniformly more powerful
-/// than Bonferroni. Same results as `multipletests(p, method="holm")`. See the
-/// [module documentation](self) for `NaN` and empty inputs.
+/// than Bonferroni. Same results as `multipletests(p, method="holm")`.
+///
+/// One output per input, in input order. A `NaN` input stays `NaN` and is left out of the
+/// family (k counts the non-`NaN` p-values, as R's `p.adjust`); an empty input gives an
+/// empty output.
 ///
 /// ```
 /// use undertone_core::stats::holm;
@@ -41,8 +44,11 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 ///
 /// Controls the false discovery rate for independent or positively dependent tests.
 /// Same results as `multipletests(p, method="fdr_bh")` (which divides by s/k, as here,
-/// rather than multiplying by k/s). See the [module documentation](self) for `NaN` and
-/// empty inputs.
+/// rather than multiplying by k/s).
+///
+/// One output per input, in input order. A `NaN` input stays `NaN` and is left out of the
+/// family (k counts the non-`NaN` p-values, as R's `p.adjust`); an empty input gives an
+/// empty output.
 ///
 /// ```
 /// use undertone_core::stats::benjamini_hochberg;

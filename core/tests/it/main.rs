@@ -4,5 +4,6 @@ mod assembly_props;
 mod drift;
 mod golden;
 mod scoring;
+mod stats;
 mod validation;
 mod validation_props;
