@@ -106,6 +106,8 @@ pub struct Alarm {
 pub fn ewma_alarms(series: &[f64]) -> Vec<Alarm> {
     let mut out = Vec::new();
     let mut ewma: Option<f64> = None;
+    // The finite values before the current bucket, in order.
+    let mut earlier: Vec<f64> = Vec::with_capacity(series.len());
     for (t, &x) in series.iter().enumerate() {
         if !x.is_finite() {
             continue;
@@ -115,15 +117,12 @@ pub fn ewma_alarms(series: &[f64]) -> Vec<Alarm> {
             Some(prev) => LAMBDA * x + (1.0 - LAMBDA) * prev,
         };
         ewma = Some(e);
-        let earlier: Vec<f64> = series[..t]
-            .iter()
-            .copied()
-            .filter(|v| v.is_finite())
-            .collect();
-        if earlier.len() < MIN_BASELINE {
+        let enough = earlier.len() >= MIN_BASELINE;
+        let base = &earlier[earlier.len().saturating_sub(BASELINE_WINDOW)..];
+        if !enough {
+            earlier.push(x);
             continue;
         }
-        let base = &earlier[earlier.len().saturating_sub(BASELINE_WINDOW)..];
         let n = base.len() as f64;
         let mean = base.iter().sum::<f64>() / n;
         let var = base.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -138,6 +137,7 @@ pub fn ewma_alarms(series: &[f64]) -> Vec<Alarm> {
                 sd,
             });
         }
+        earlier.push(x);
     }
     out
 }

@@ -14,8 +14,9 @@ use serde::Serialize;
 
 use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
 use crate::score::conversation::ConversationResult;
+use crate::score::findings::capitalise;
 use crate::score::findings::{recommend, signal_label};
-use crate::score::layer_z::{Dimension, Direction, Evidence};
+use crate::score::layer_z::{ByDimension, Dimension, Direction, Evidence};
 use crate::score::{SCORER_VERSION, SessionIntelligence, score};
 use crate::stats::{self, Method};
 
@@ -104,48 +105,7 @@ pub struct DimensionDrift {
 }
 
 /// The six dimension comparisons, in output order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DimensionDrifts {
-    /// See [`Dimension::TrustCalibration`].
-    pub trust_calibration: DimensionDrift,
-    /// See [`Dimension::FrustrationBuildup`].
-    pub frustration_buildup: DimensionDrift,
-    /// See [`Dimension::DependencyDrift`].
-    pub dependency_drift: DimensionDrift,
-    /// See [`Dimension::SilentAbandonmentRisk`].
-    pub silent_abandonment_risk: DimensionDrift,
-    /// See [`Dimension::EscalationFriction`].
-    pub escalation_friction: DimensionDrift,
-    /// See [`Dimension::ComprehensionGap`].
-    pub comprehension_gap: DimensionDrift,
-}
-
-impl DimensionDrifts {
-    /// The comparison of one dimension.
-    pub fn get(&self, d: Dimension) -> &DimensionDrift {
-        match d {
-            Dimension::TrustCalibration => &self.trust_calibration,
-            Dimension::FrustrationBuildup => &self.frustration_buildup,
-            Dimension::DependencyDrift => &self.dependency_drift,
-            Dimension::SilentAbandonmentRisk => &self.silent_abandonment_risk,
-            Dimension::EscalationFriction => &self.escalation_friction,
-            Dimension::ComprehensionGap => &self.comprehension_gap,
-        }
-    }
-
-    fn from_vec(mut v: Vec<DimensionDrift>) -> DimensionDrifts {
-        // `v` holds one entry per dimension, in `Dimension::ALL` order.
-        let mut next = || v.remove(0);
-        DimensionDrifts {
-            trust_calibration: next(),
-            frustration_buildup: next(),
-            dependency_drift: next(),
-            silent_abandonment_risk: next(),
-            escalation_friction: next(),
-            comprehension_gap: next(),
-        }
-    }
-}
+pub type DimensionDrifts = ByDimension<DimensionDrift>;
 
 /// Counts of one period.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -293,31 +253,31 @@ pub fn compare(
     before: impl Fn(Dimension) -> Vec<f64>,
     after: impl Fn(Dimension) -> Vec<f64>,
 ) -> DimensionDrifts {
-    let mut drifts: Vec<DimensionDrift> = Dimension::ALL
+    let mut drifts = DimensionDrifts::from_fn(|d| compare_one(&before(d), &after(d)));
+    let tested: Vec<Dimension> = Dimension::ALL
+        .into_iter()
+        .filter(|&d| drifts.get(d).p_value.is_some())
+        .collect();
+    let p: Vec<f64> = tested
         .iter()
-        .map(|&d| compare_one(d, &before(d), &after(d)))
+        .filter_map(|&d| drifts.get(d).p_value)
         .collect();
-    let tested: Vec<usize> = (0..drifts.len())
-        .filter(|&i| drifts[i].p_value.is_some())
-        .collect();
-    let p: Vec<f64> = tested.iter().filter_map(|&i| drifts[i].p_value).collect();
-    for (&i, adjusted) in tested.iter().zip(stats::holm(&p)) {
-        let d = &mut drifts[i];
-        d.p_adjusted = Some(adjusted);
-        d.significant = adjusted < ALPHA;
-        d.verdict = match (d.significant, healthier(Dimension::ALL[i], d)) {
+    for (&d, adjusted) in tested.iter().zip(stats::holm(&p)) {
+        let x = drifts.get_mut(d);
+        x.p_adjusted = Some(adjusted);
+        x.significant = adjusted < ALPHA;
+        x.verdict = match (x.significant, healthier(d, x)) {
             (false, _) => Verdict::Unchanged,
             (true, true) => Verdict::Improved,
             (true, false) => Verdict::Regressed,
         };
     }
-    DimensionDrifts::from_vec(drifts)
+    drifts
 }
 
 /// The comparison of one dimension before Holm adjustment (verdict unchanged or
 /// insufficient data until adjusted).
-fn compare_one(d: Dimension, before: &[f64], after: &[f64]) -> DimensionDrift {
-    let _ = d;
+fn compare_one(before: &[f64], after: &[f64]) -> DimensionDrift {
     let mut out = DimensionDrift {
         before_n: before.len(),
         after_n: after.len(),
@@ -414,7 +374,8 @@ const QUESTION_WORDS: [(Dimension, &[&str]); 6] = [
             "mood",
             "sentiment",
             "tone",
-            "happ",
+            "happy",
+            "happi",
         ],
     ),
     (
@@ -617,14 +578,6 @@ fn summary(
     }
     s.push(outcome.sentence(before_label, after_label));
     s.join(" ")
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 fn ser_opt4<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {

@@ -413,7 +413,8 @@ fn article(noun: &str) -> String {
     format!("{} {noun}", if an { "an" } else { "a" })
 }
 
-fn capitalise(s: &str) -> String {
+/// The text with its first letter in upper case.
+pub(crate) fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),

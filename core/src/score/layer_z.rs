@@ -196,26 +196,30 @@ impl DimensionScore {
     }
 }
 
-/// The six dimensions of one turn, conversation or request.
+/// One value per dimension, serialised as an object keyed by dimension name in
+/// output order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LayerZ {
+pub struct ByDimension<T> {
     /// See [`Dimension::TrustCalibration`].
-    pub trust_calibration: DimensionScore,
+    pub trust_calibration: T,
     /// See [`Dimension::FrustrationBuildup`].
-    pub frustration_buildup: DimensionScore,
+    pub frustration_buildup: T,
     /// See [`Dimension::DependencyDrift`].
-    pub dependency_drift: DimensionScore,
+    pub dependency_drift: T,
     /// See [`Dimension::SilentAbandonmentRisk`].
-    pub silent_abandonment_risk: DimensionScore,
+    pub silent_abandonment_risk: T,
     /// See [`Dimension::EscalationFriction`].
-    pub escalation_friction: DimensionScore,
+    pub escalation_friction: T,
     /// See [`Dimension::ComprehensionGap`].
-    pub comprehension_gap: DimensionScore,
+    pub comprehension_gap: T,
 }
 
-impl LayerZ {
-    /// The result of one dimension.
-    pub fn get(&self, d: Dimension) -> &DimensionScore {
+/// The six dimensions of one turn, conversation or request.
+pub type LayerZ = ByDimension<DimensionScore>;
+
+impl<T> ByDimension<T> {
+    /// The value of one dimension.
+    pub fn get(&self, d: Dimension) -> &T {
         match d {
             Dimension::TrustCalibration => &self.trust_calibration,
             Dimension::FrustrationBuildup => &self.frustration_buildup,
@@ -226,8 +230,8 @@ impl LayerZ {
         }
     }
 
-    /// The result of one dimension, to change it.
-    pub fn get_mut(&mut self, d: Dimension) -> &mut DimensionScore {
+    /// The value of one dimension, to change it.
+    pub fn get_mut(&mut self, d: Dimension) -> &mut T {
         match d {
             Dimension::TrustCalibration => &mut self.trust_calibration,
             Dimension::FrustrationBuildup => &mut self.frustration_buildup,
@@ -238,9 +242,9 @@ impl LayerZ {
         }
     }
 
-    /// Builds the six results from one constructor per dimension.
-    pub fn from_fn(mut f: impl FnMut(Dimension) -> DimensionScore) -> LayerZ {
-        LayerZ {
+    /// Builds the six values from one constructor per dimension, in output order.
+    pub fn from_fn(mut f: impl FnMut(Dimension) -> T) -> ByDimension<T> {
+        ByDimension {
             trust_calibration: f(Dimension::TrustCalibration),
             frustration_buildup: f(Dimension::FrustrationBuildup),
             dependency_drift: f(Dimension::DependencyDrift),

@@ -136,22 +136,9 @@ fn drift<V: Input>(value: V) -> Result<DriftRequest> {
     let question_path = ROOT.field("question");
     let question = match optional(question) {
         None => Some(None),
-        Some(v) => as_str(&mut c, v.value(), question_path).and_then(|s| {
-            let s = s.trim();
-            let chars = s.chars().count();
-            if chars == 0 || chars > limits::QUESTION_MAX_CHARS {
-                c.push(
-                    question_path,
-                    format!(
-                        "must be 1 to {} characters after trimming, got {chars}",
-                        limits::QUESTION_MAX_CHARS
-                    ),
-                );
-                None
-            } else {
-                Some(Some(s.to_owned()))
-            }
-        }),
+        Some(v) => as_str(&mut c, v.value(), question_path)
+            .and_then(|s| check_question(&mut c, s, question_path))
+            .map(Some),
     };
     let deployment_id = optional_id(&mut c, deployment_id, ROOT.field("deployment_id"));
     match (before, after, question, deployment_id) {
@@ -740,18 +727,29 @@ pub fn identifier(value: &str, path: &str) -> Result<()> {
     }
 }
 
-/// Checks a drift question outside a request (for example a CLI flag): 1 to 2000
-/// characters after trimming, the same rule as `question` in a drift request.
+/// Checks a drift question outside a request (for example a CLI flag); the same rule
+/// as `question` in a drift request.
 pub fn question(value: &str) -> Result<()> {
-    let chars = value.trim().chars().count();
+    let mut c = Collector::default();
+    match check_question(&mut c, value, Path::Text("question")) {
+        Some(_) => Ok(()),
+        None => Err(c.into_error()),
+    }
+}
+
+/// A drift question: 1 to 2000 characters after trimming; returns it trimmed.
+fn check_question(c: &mut Collector, value: &str, path: Path<'_>) -> Option<String> {
+    let s = value.trim();
+    let chars = s.chars().count();
     if chars == 0 || chars > limits::QUESTION_MAX_CHARS {
-        return Err(Error::Validation(vec![Violation::new(
-            "question",
+        c.push(
+            path,
             format!(
                 "must be 1 to {} characters after trimming, got {chars}",
                 limits::QUESTION_MAX_CHARS
             ),
-        )]));
+        );
+        return None;
     }
-    Ok(())
+    Some(s.to_owned())
 }
