@@ -1,3 +1,10 @@
-//! Undertone's service crate: the `undertone` command line now, the REST service later.
+//! Undertone's service crate: the REST service over `undertone-core` (routes,
+//! authentication, rate limits, storage, job queue) and the `undertone` command line.
 
+pub mod api;
 pub mod cli;
+pub mod clock;
+pub mod keys;
+pub mod limits;
+pub mod store;
+pub mod worker;

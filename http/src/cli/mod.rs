@@ -3,7 +3,9 @@
 mod drift;
 mod eval;
 mod input;
+mod keys;
 mod score;
+mod serve;
 mod table;
 
 use std::io::{self, Write};
@@ -49,6 +51,12 @@ enum Command {
     /// Score two periods (e.g. two model versions) and test each dimension for a
     /// significant change: Mann-Whitney U, Hodges–Lehmann shift, Holm-adjusted.
     Drift(drift::DriftArgs),
+    /// Run the REST service (SQLite by default); prints a key on first start.
+    Serve(serve::ServeArgs),
+    /// Create, list and revoke API keys.
+    Keys(keys::KeysArgs),
+    /// Print the OpenAPI 3.1 document of the REST API (what `spec/openapi.json` holds).
+    Openapi,
 }
 
 #[derive(Debug, Args)]
@@ -77,6 +85,12 @@ pub fn main() -> ExitCode {
         Command::Score(a) => return ExitCode::from(score::run(a)),
         Command::Eval(a) => return ExitCode::from(eval::run(a)),
         Command::Drift(a) => return ExitCode::from(drift::run(a)),
+        Command::Serve(a) => return ExitCode::from(serve::run(a)),
+        Command::Keys(a) => return ExitCode::from(keys::run(a)),
+        Command::Openapi => {
+            print!("{}", crate::api::openapi::document());
+            return ExitCode::SUCCESS;
+        }
     };
     ExitCode::from(run(args, print_conversations))
 }

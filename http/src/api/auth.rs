@@ -1,0 +1,123 @@
+//! Authentication, scopes and rate limits for every route that needs a key.
+//!
+//! Order: the key is checked (shape and checksum before any database work, then the
+//! digest), then the scope, then every rate-limit window at once. Each response to a
+//! request with a valid key carries `X-RateLimit-*` for its most constrained window.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::{ApiError, Code};
+use crate::keys::{self, Scope};
+use crate::limits::{self, Decision, Quota};
+use crate::store::KeyRecord;
+
+/// The authenticated key, available to handlers as an extension.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The key record (never the key).
+    pub key: Arc<KeyRecord>,
+}
+
+/// Middleware: 401, 403 or 429 before the handler runs; rate-limit headers after.
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let key = match identify(&state, request.headers()).await {
+        Ok(key) => key,
+        Err(e) => return e.into_response(),
+    };
+    let now = state.clock.now().timestamp();
+    let method = request.method().clone();
+    let is_write = !(method == Method::GET || method == Method::HEAD);
+    let is_drift = method == Method::POST && request.uri().path().ends_with("/drift");
+    let windows = limits::windows_for(&key.plan, now, is_drift);
+
+    if is_write && key.scope == Scope::ReadOnly {
+        let quota = match state.store.peek(&key.id, &windows).await {
+            Ok(q) => q,
+            Err(e) => return ApiError::from(e).into_response(),
+        };
+        let mut response = ApiError::new(
+            Code::Forbidden,
+            format!("this key is read-only; {method} needs a read-write key"),
+        )
+        .into_response();
+        set_quota(response.headers_mut(), quota);
+        return response;
+    }
+
+    let quota = match state.store.charge(&key.id, &windows).await {
+        Ok(Decision::Allowed(q)) => q,
+        Ok(Decision::Refused(q)) => {
+            let wait = u64::try_from(q.reset - now).unwrap_or(1);
+            let what = if is_drift && q.limit == key.plan.drift_per_hour {
+                "drift sessions"
+            } else {
+                "requests"
+            };
+            let mut response = ApiError::new(
+                Code::RateLimited,
+                format!(
+                    "rate limit reached: {} {what} per window for this key; retry in {wait} s",
+                    q.limit
+                ),
+            )
+            .retry_after(wait)
+            .into_response();
+            set_quota(response.headers_mut(), q);
+            return response;
+        }
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    request
+        .extensions_mut()
+        .insert(Caller { key: Arc::new(key) });
+    let mut response = next.run(request).await;
+    set_quota(response.headers_mut(), quota);
+    response
+}
+
+fn set_quota(headers: &mut HeaderMap, q: Quota) {
+    headers.insert("x-ratelimit-limit", HeaderValue::from(q.limit));
+    headers.insert("x-ratelimit-remaining", HeaderValue::from(q.remaining));
+    headers.insert("x-ratelimit-reset", HeaderValue::from(q.reset));
+}
+
+fn unauthorized(message: impl Into<String>) -> ApiError {
+    ApiError::new(Code::Unauthorized, message)
+}
+
+/// The key behind the request's `Authorization` header.
+async fn identify(state: &AppState, headers: &HeaderMap) -> Result<KeyRecord, ApiError> {
+    let value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| unauthorized("missing API key: send `Authorization: Bearer ut_live_…`"))?;
+    let value = value
+        .to_str()
+        .map_err(|_| unauthorized("the Authorization header is not readable text"))?;
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(unauthorized(
+            "the Authorization header must use the Bearer scheme: `Bearer ut_live_…`",
+        ));
+    }
+    let digest = keys::check(token.trim()).map_err(|e| unauthorized(e.to_string()))?;
+    let record = state
+        .store
+        .find_key(&digest)
+        .await?
+        .filter(|k| keys::digests_equal(&k.digest, &digest))
+        .ok_or_else(|| unauthorized("unknown API key"))?;
+    if record.revoked_at.is_some() {
+        return Err(unauthorized("this API key has been revoked"));
+    }
+    Ok(record)
+}

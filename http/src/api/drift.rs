@@ -1,0 +1,239 @@
+//! `POST /drift` and `GET /drift/{session_id}`: significance-tested comparison of two
+//! periods, run as a session (DESIGN.md §6).
+
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use undertone_core::validate;
+use utoipa::ToSchema;
+
+use super::body::JsonBody;
+use super::error::{ApiError, ErrorEnvelope};
+use super::ingest::queue_full;
+use super::openapi::DriftRequestDoc;
+use super::sessions::{load, time};
+use super::{AppState, Caller};
+use crate::store::{Enqueued, NewSession, SessionKind, SessionStatus};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/drift", post(start))
+        .route("/drift/{session_id}", get(read))
+}
+
+/// The 202 answer to a drift request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DriftAccepted {
+    /// The drift session.
+    #[schema(format = Uuid)]
+    pub session_id: String,
+    /// Always `received`.
+    pub status: SessionStatus,
+    /// Where to poll for the result.
+    pub poll_url: String,
+}
+
+/// Labels and question of a drift session, stored at acceptance.
+#[derive(Debug, Serialize, Deserialize)]
+struct Labels {
+    before: String,
+    after: String,
+    question: Option<String>,
+}
+
+/// The drift result as stored (core's `DriftResult`), read back field by field.
+#[derive(Debug, Default, Deserialize)]
+struct StoredResult {
+    scorer_version: Option<String>,
+    before: Option<Value>,
+    after: Option<Value>,
+    overall_drift: Option<f64>,
+    direction: Option<String>,
+    plain_summary: Option<String>,
+    plain_recommendations: Option<Vec<String>>,
+    key_findings: Option<Vec<String>>,
+    dimension_drifts: Option<Value>,
+    outcome_shift: Option<Value>,
+}
+
+/// A drift session (SPEC.md §2.5). Result fields are `null` until `status` is
+/// `complete`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DriftView {
+    /// The drift session.
+    #[schema(format = Uuid)]
+    pub session_id: String,
+    /// `received` → `processing` → `complete` | `failed`.
+    pub status: SessionStatus,
+    /// When the request was accepted.
+    pub created_at: String,
+    /// When the comparison finished.
+    pub completed_at: Option<String>,
+    /// Why processing failed.
+    pub error: Option<String>,
+    /// Label of the baseline period.
+    pub before_label: String,
+    /// Label of the compared period.
+    pub after_label: String,
+    /// The question, as asked.
+    pub question: Option<String>,
+    /// Events in both periods.
+    pub event_count: u64,
+    /// Version of the scorer.
+    pub scorer_version: Option<String>,
+    /// Size of the largest significant change, in [0, 1].
+    pub overall_drift: Option<f64>,
+    /// `improved`, `regressed`, `mixed` or `stable`.
+    pub direction: Option<String>,
+    /// 2–4 sentences with the numbers.
+    pub plain_summary: Option<String>,
+    /// What to do about each regression.
+    pub plain_recommendations: Option<Vec<String>>,
+    /// One line per dimension, most important first.
+    pub key_findings: Option<Vec<String>>,
+    /// Per dimension: `{before_median, after_median, shift, ci_low, ci_high, p_value,
+    /// p_adjusted, effect_size, significant, verdict}` (docs/drift.md).
+    #[schema(value_type = Option<Object>)]
+    pub dimension_drifts: Option<Value>,
+    /// Counts of the baseline period.
+    #[schema(value_type = Option<Object>)]
+    pub before: Option<Value>,
+    /// Counts of the compared period.
+    #[schema(value_type = Option<Object>)]
+    pub after: Option<Value>,
+    /// Resolved rate before vs after (two-proportion z-test).
+    #[schema(value_type = Option<Object>)]
+    pub outcome_shift: Option<Value>,
+}
+
+/// Start a drift comparison between two periods.
+///
+/// Each period holds 5–2000 events. Per dimension the per-conversation scores are
+/// compared with a two-sided Mann-Whitney U test, Holm-adjusted across dimensions.
+/// Counts against the drift window (10 per hour by default) as well as the request
+/// windows.
+#[utoipa::path(post, path = "/api/v1/drift", tag = "drift",
+    request_body(content = DriftRequestDoc, content_type = "application/json"),
+    responses(
+        (status = 202, description = "Accepted and queued", body = DriftAccepted,
+            headers(("Location" = String, description = "The drift session's poll URL"))),
+        (status = 400, description = "The body broke the input contract", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+        (status = 503, description = "The queue is at capacity", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn start(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    JsonBody(bytes): JsonBody,
+) -> Result<Response, ApiError> {
+    let (checked, bytes) = tokio::task::spawn_blocking(move || {
+        let checked = validate::drift_request_bytes(&bytes).map(|r| {
+            let count = r.before.events.len() + r.after.events.len();
+            let labels = Labels {
+                before: r.before.label,
+                after: r.after.label,
+                question: r.question,
+            };
+            (count, labels, r.deployment_id)
+        });
+        (checked, bytes)
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    let (event_count, labels, deployment_id) = checked?;
+    let session = NewSession {
+        id: uuid::Uuid::new_v4().to_string(),
+        kind: SessionKind::Drift,
+        org_id: caller.key.org_id.clone(),
+        key_id: caller.key.id.clone(),
+        deployment_id,
+        event_count,
+        webhook_url: None,
+        labels: Some(serde_json::to_string(&labels).map_err(ApiError::internal)?),
+        body: Vec::from(bytes),
+        created_at: state.clock.now(),
+    };
+    if state
+        .store
+        .enqueue(&session, state.config.queue_capacity)
+        .await?
+        == Enqueued::QueueFull
+    {
+        return Err(queue_full(&state));
+    }
+    state.wake.notify_one();
+    let poll_url = format!("/api/v1/drift/{}", session.id);
+    let body = DriftAccepted {
+        session_id: session.id,
+        status: SessionStatus::Received,
+        poll_url: poll_url.clone(),
+    };
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, poll_url)],
+        Json(body),
+    )
+        .into_response())
+}
+
+/// Read a drift session.
+#[utoipa::path(get, path = "/api/v1/drift/{session_id}", tag = "drift",
+    params(("session_id" = String, Path, description = "Drift session id")),
+    responses(
+        (status = 200, description = "The drift session", body = DriftView),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 404, description = "No such drift session", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn read(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(session_id): Path<String>,
+) -> Result<Json<DriftView>, ApiError> {
+    let s = load(&state, &caller, &session_id, SessionKind::Drift).await?;
+    let labels: Labels = s
+        .labels
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(ApiError::internal)?
+        .ok_or_else(|| ApiError::internal("drift session without labels"))?;
+    let result: StoredResult = match (&s.full_output, s.status) {
+        (Some(json), SessionStatus::Complete) => {
+            serde_json::from_str(json).map_err(ApiError::internal)?
+        }
+        _ => StoredResult::default(),
+    };
+    Ok(Json(DriftView {
+        session_id: s.id,
+        status: s.status,
+        created_at: time(&s.created_at),
+        completed_at: s.completed_at.as_ref().map(time),
+        error: s.error,
+        before_label: labels.before,
+        after_label: labels.after,
+        question: labels.question,
+        event_count: s.event_count as u64,
+        scorer_version: result.scorer_version,
+        overall_drift: result.overall_drift,
+        direction: result.direction,
+        plain_summary: result.plain_summary,
+        plain_recommendations: result.plain_recommendations,
+        key_findings: result.key_findings,
+        dimension_drifts: result.dimension_drifts,
+        before: result.before,
+        after: result.after,
+        outcome_shift: result.outcome_shift,
+    }))
+}

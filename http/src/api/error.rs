@@ -1,0 +1,183 @@
+//! The one place that maps errors to HTTP statuses and writes the error envelope
+//! `{"error":{"code","message","details"?}}` (DESIGN.md §7 "Errors", STYLE.md §6).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use undertone_core::Violation;
+use utoipa::ToSchema;
+
+use crate::store::StoreError;
+
+/// Stable error codes of the REST API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    /// The body or a parameter broke the input contract (400).
+    ValidationError,
+    /// Missing, malformed, unknown or revoked API key (401).
+    Unauthorized,
+    /// The key's scope does not allow this route (403).
+    Forbidden,
+    /// No such route, session or resource (404).
+    NotFound,
+    /// The route exists but not for this method (405).
+    MethodNotAllowed,
+    /// The body is not `application/json` (415).
+    UnsupportedMediaType,
+    /// A rate-limit window is full (429).
+    RateLimited,
+    /// Something failed on the server's side (500).
+    InternalError,
+    /// The job queue is at capacity (503).
+    ServiceUnavailable,
+}
+
+impl Code {
+    /// The status every response with this code has.
+    pub fn status(self) -> StatusCode {
+        match self {
+            Code::ValidationError => StatusCode::BAD_REQUEST,
+            Code::Unauthorized => StatusCode::UNAUTHORIZED,
+            Code::Forbidden => StatusCode::FORBIDDEN,
+            Code::NotFound => StatusCode::NOT_FOUND,
+            Code::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Code::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            Code::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            Code::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}
+
+/// The body of every error response.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"error": {"code": "VALIDATION_ERROR",
+    "message": "events: must hold 1 to 5000 events, got 0",
+    "details": [{"path": "events", "message": "must hold 1 to 5000 events, got 0"}]}}))]
+pub struct ErrorEnvelope {
+    /// What went wrong.
+    pub error: ErrorBody,
+}
+
+/// Code, message and, for validation errors, every violation found.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// Machine-readable code.
+    pub code: Code,
+    /// Human-readable explanation.
+    pub message: String,
+    /// For `VALIDATION_ERROR`: each broken rule with its field path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<Detail>,
+}
+
+/// One broken rule.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Detail {
+    /// Field path, e.g. `events[3].timestamp`.
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// An error a handler or middleware answers with.
+#[derive(Debug)]
+pub struct ApiError {
+    code: Code,
+    message: String,
+    details: Vec<Detail>,
+    retry_after: Option<u64>,
+}
+
+impl ApiError {
+    /// An error with `code` and `message`.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            details: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// 404 for a resource.
+    pub fn not_found(what: &str) -> Self {
+        Self::new(Code::NotFound, format!("{what} not found"))
+    }
+
+    /// 500 with a generic message; the detail goes to the log only.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        tracing::error!(%detail, "internal error");
+        Self::new(
+            Code::InternalError,
+            "the server failed to handle the request; it has been logged",
+        )
+    }
+
+    /// Adds `Retry-After: seconds`.
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds.max(1));
+        self
+    }
+
+    /// The code.
+    pub fn code(&self) -> Code {
+        self.code
+    }
+}
+
+impl From<undertone_core::Error> for ApiError {
+    fn from(e: undertone_core::Error) -> Self {
+        let code = match e.code() {
+            undertone_core::ErrorCode::ValidationError => Code::ValidationError,
+            other => {
+                return Self::internal(format!("unexpected core error code {other}: {e}"));
+            }
+        };
+        Self {
+            code,
+            message: e.to_string(),
+            details: e
+                .violations()
+                .iter()
+                .map(|Violation { path, message }| Detail {
+                    path: path.clone(),
+                    message: message.clone(),
+                })
+                .collect(),
+            retry_after: None,
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.code.status();
+        let body = ErrorEnvelope {
+            error: ErrorBody {
+                code: self.code,
+                message: self.message,
+                details: self.details,
+            },
+        };
+        let mut response = (status, axum::Json(body)).into_response();
+        if self.code == Code::Unauthorized {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if let Some(s) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(s));
+        }
+        response
+    }
+}

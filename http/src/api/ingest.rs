@@ -1,0 +1,121 @@
+//! `POST /ingest`: validate, store session + events + job in one transaction, answer 202.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Extension, Json, Router};
+use serde::Serialize;
+use undertone_core::validate;
+use utoipa::ToSchema;
+
+use super::body::JsonBody;
+use super::error::{ApiError, Code, ErrorEnvelope};
+use super::openapi::IngestRequestDoc;
+use super::{AppState, Caller};
+use crate::store::{Enqueued, NewSession, SessionKind, SessionStatus};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new().route("/ingest", post(ingest))
+}
+
+/// The 202 answer to an ingest.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"session_id": "0b8a3c1e-5f7d-4e1a-9c2b-6d4e8f0a1b2c",
+    "event_count": 12, "status": "received",
+    "poll_url": "/api/v1/intelligence/0b8a3c1e-5f7d-4e1a-9c2b-6d4e8f0a1b2c"}))]
+pub struct IngestAccepted {
+    /// The new session.
+    #[schema(format = Uuid)]
+    pub session_id: String,
+    /// Events accepted.
+    pub event_count: u64,
+    /// Always `received`.
+    pub status: SessionStatus,
+    /// Where to poll for the result.
+    pub poll_url: String,
+}
+
+/// Submit a conversation's events for scoring.
+///
+/// The body is validated in full before anything is stored; on success the session,
+/// its events and its job are committed together, then 202 is returned. Poll
+/// `poll_url` until `status` is `complete` or `failed`.
+#[utoipa::path(post, path = "/api/v1/ingest", tag = "sessions",
+    request_body(content = IngestRequestDoc, content_type = "application/json"),
+    responses(
+        (status = 202, description = "Accepted and queued", body = IngestAccepted,
+            headers(("Location" = String, description = "The session's poll URL"))),
+        (status = 400, description = "The body broke the input contract", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+        (status = 503, description = "The queue is at capacity", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn ingest(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    JsonBody(bytes): JsonBody,
+) -> Result<Response, ApiError> {
+    let options = validate::Options {
+        allow_private_webhooks: state.config.allow_private_webhooks,
+        unlimited: false,
+    };
+    let (checked, bytes) = tokio::task::spawn_blocking(move || {
+        let checked = validate::ingest_request_bytes(&bytes, &options)
+            .map(|r| (r.events.len(), r.deployment_id, r.webhook_url));
+        (checked, bytes)
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    let (event_count, deployment_id, webhook_url) = checked?;
+    let session = NewSession {
+        id: uuid::Uuid::new_v4().to_string(),
+        kind: SessionKind::Ingest,
+        org_id: caller.key.org_id.clone(),
+        key_id: caller.key.id.clone(),
+        deployment_id: Some(deployment_id),
+        event_count,
+        webhook_url,
+        labels: None,
+        body: Vec::from(bytes),
+        created_at: state.clock.now(),
+    };
+    if state
+        .store
+        .enqueue(&session, state.config.queue_capacity)
+        .await?
+        == Enqueued::QueueFull
+    {
+        return Err(queue_full(&state));
+    }
+    state.wake.notify_one();
+    let poll_url = format!("/api/v1/intelligence/{}", session.id);
+    let body = IngestAccepted {
+        session_id: session.id,
+        event_count: event_count as u64,
+        status: SessionStatus::Received,
+        poll_url: poll_url.clone(),
+    };
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, poll_url)],
+        Json(body),
+    )
+        .into_response())
+}
+
+/// 503 with Retry-After.
+pub(super) fn queue_full(state: &AppState) -> ApiError {
+    ApiError::new(
+        Code::ServiceUnavailable,
+        format!(
+            "the queue is at capacity ({} jobs waiting); retry after {} s",
+            state.config.queue_capacity, state.config.queue_retry_after
+        ),
+    )
+    .retry_after(state.config.queue_retry_after)
+}

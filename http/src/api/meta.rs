@@ -1,0 +1,55 @@
+//! `GET /openapi` and `GET /healthz`: no key needed.
+
+use std::sync::OnceLock;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiError, ErrorEnvelope};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/openapi", get(openapi))
+        .route("/healthz", get(healthz))
+}
+
+/// The OpenAPI 3.1 document of this API.
+#[utoipa::path(get, path = "/api/v1/openapi", tag = "meta",
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json")))]
+pub(super) async fn openapi() -> Response {
+    static DOC: OnceLock<String> = OnceLock::new();
+    let doc = DOC.get_or_init(super::openapi::document);
+    ([(header::CONTENT_TYPE, "application/json")], doc.clone()).into_response()
+}
+
+/// The service's health.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// `ok` when the database answers.
+    pub status: String,
+    /// Version of the scoring rules this server applies.
+    pub scorer_version: String,
+    /// Jobs waiting or running.
+    pub queue_depth: u64,
+}
+
+/// Whether the service and its database answer.
+#[utoipa::path(get, path = "/api/v1/healthz", tag = "meta",
+    responses(
+        (status = 200, description = "Healthy", body = Health),
+        (status = 500, description = "The database does not answer", body = ErrorEnvelope),
+    ))]
+pub(super) async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
+    let queue_depth = state.store.queue_depth().await?;
+    Ok(Json(Health {
+        status: "ok".to_owned(),
+        scorer_version: undertone_core::score::SCORER_VERSION.to_owned(),
+        queue_depth,
+    }))
+}

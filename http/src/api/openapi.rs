@@ -1,0 +1,195 @@
+//! The OpenAPI 3.1 document, generated from the server's own types and route
+//! annotations; served at `GET /api/v1/openapi` and checked in as `spec/openapi.json`.
+
+use serde::Deserialize;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+use super::drift::{DriftAccepted, DriftView};
+use super::error::{Code, Detail, ErrorBody, ErrorEnvelope};
+use super::ingest::IngestAccepted;
+use super::meta::Health;
+use super::sessions::{CondensedView, SessionView, ViewName};
+use crate::store::SessionStatus;
+
+/// One turn of a conversation, as sent (DESIGN.md §2).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = BIEEvent, example = json!({"actor_id": "cust-1", "content": "Where is my order?",
+    "timestamp": "2026-11-21T09:30:00Z", "conversation_id": "c-1"}))]
+#[serde(deny_unknown_fields)]
+pub struct EventDoc {
+    /// Who wrote the turn: a person, or the AI (`metadata.role`, `actor_id ==
+    /// deployment_id`, or an `ai:`/`bot:`/`assistant` prefix marks AI turns).
+    #[schema(
+        min_length = 1,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
+    )]
+    pub actor_id: String,
+    /// The message text: 1–32768 bytes of UTF-8 after trimming, no NUL.
+    #[schema(
+        min_length = 1,
+        max_length = 32768,
+        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+    )]
+    pub content: String,
+    /// When the turn happened: RFC 3339 with an offset (normalised to UTC).
+    #[schema(format = DateTime)]
+    pub timestamp: String,
+    /// Channel, thread, category or topic.
+    #[schema(
+        min_length = 1,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
+    )]
+    pub context: Option<String>,
+    /// Arbitrary key/value pairs (≤ 16 KiB serialised, depth ≤ 8), preserved in the
+    /// output. `role`/`speaker`, `conversation_id`, `resolved`, `release` and
+    /// `model_version` are read (docs/input.md).
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Groups the turns of one conversation.
+    #[schema(
+        min_length = 1,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
+    )]
+    pub conversation_id: Option<String>,
+}
+
+/// Which analysis pipeline to run.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PipelineDoc {
+    /// Pick from the shape of the events (default).
+    Auto,
+    /// Multi-turn human↔AI conversations.
+    Support,
+    /// Standalone human texts without AI turns.
+    Reviews,
+}
+
+/// The body of `POST /ingest` (SPEC.md §2.2).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = IngestRequest, example = json!({"deployment_id": "acme-support-bot",
+    "events": [
+        {"actor_id": "cust-1", "content": "My refund still hasn't arrived.",
+         "timestamp": "2026-11-21T09:30:00Z", "conversation_id": "c-1"},
+        {"actor_id": "acme-support-bot", "content": "Refunds take 5-7 days.",
+         "timestamp": "2026-11-21T09:30:04Z", "conversation_id": "c-1"}]}))]
+#[serde(deny_unknown_fields)]
+pub struct IngestRequestDoc {
+    /// Stable identifier of the AI deployment.
+    #[schema(
+        min_length = 1,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
+    )]
+    pub deployment_id: String,
+    /// The conversation turns, in order: 1 to 5000.
+    #[schema(min_items = 1, max_items = 5000)]
+    pub events: Vec<EventDoc>,
+    /// `auto` (default), `support` or `reviews`.
+    pub pipeline: Option<PipelineDoc>,
+    /// Where to deliver `intelligence.ready`: https, public address.
+    #[schema(format = Uri, max_length = 2048)]
+    pub webhook_url: Option<String>,
+}
+
+/// One period of a drift comparison.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodDoc {
+    /// Name of the period, e.g. `model-v3`; defaults to `before`/`after`.
+    #[schema(
+        min_length = 1,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
+    )]
+    pub label: Option<String>,
+    /// The period's events: 5 to 2000.
+    #[schema(min_items = 5, max_items = 2000)]
+    pub events: Vec<EventDoc>,
+}
+
+/// The body of `POST /drift` (SPEC.md §2.4).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = DriftRequest)]
+#[serde(deny_unknown_fields)]
+pub struct DriftRequestDoc {
+    /// The baseline period.
+    pub before: PeriodDoc,
+    /// The compared period.
+    pub after: PeriodDoc,
+    /// Optional question; its dimensions are reported first.
+    #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
+    pub question: Option<String>,
+    /// Deployment the events come from (recognises AI turns by `actor_id`).
+    #[schema(
+        min_length = 1,
+        max_length = 256,
+        pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"
+    )]
+    pub deployment_id: Option<String>,
+}
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("ut_live_<32 base62><6 base62 CRC32>")
+                    .description(Some(
+                        "An API key from `undertone keys create` (or printed by `undertone \
+                         serve` on first start): `Authorization: Bearer ut_live_…`.",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The document.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Undertone API", description = "Scores the human side of AI conversations: \
+        trust calibration, frustration buildup, dependency drift, silent-abandonment risk and \
+        escalation friction per human turn, with evidence; significance-tested drift between \
+        model versions. Every route except `/openapi` and `/healthz` needs a Bearer key; every \
+        authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and \
+        X-RateLimit-Reset."),
+    paths(
+        super::ingest::ingest,
+        super::sessions::intelligence,
+        super::drift::start,
+        super::drift::read,
+        super::meta::openapi,
+        super::meta::healthz,
+    ),
+    components(schemas(
+        EventDoc, PipelineDoc, IngestRequestDoc, PeriodDoc, DriftRequestDoc, IngestAccepted,
+        SessionView, CondensedView, ViewName, SessionStatus, DriftAccepted, DriftView, ErrorEnvelope,
+        ErrorBody, Detail, Code, Health,
+    )),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "sessions", description = "Ingest conversations and read their scores"),
+        (name = "drift", description = "Compare two periods"),
+        (name = "meta", description = "The contract and the service's health"),
+    )
+)]
+pub struct ApiDoc;
+
+/// The document as pretty JSON with a trailing newline (the form checked in).
+pub fn document() -> String {
+    let mut s = ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

@@ -1,0 +1,206 @@
+//! `GET /intelligence/{session_id}`: a session, full or condensed.
+
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+use super::error::{ApiError, Code, ErrorEnvelope};
+use super::{AppState, Caller};
+use crate::store::{SessionKind, SessionRecord, SessionStatus, StoreError};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new().route("/intelligence/{session_id}", get(intelligence))
+}
+
+/// A session (SPEC.md §2.3). Result fields are `null` until `status` is `complete`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionView {
+    /// The session.
+    #[schema(format = Uuid)]
+    pub session_id: String,
+    /// `received` → `processing` → `complete` | `failed`.
+    pub status: SessionStatus,
+    /// Events in the request.
+    pub event_count: u64,
+    /// Detected deployment archetype (e.g. `cx_chatbot`).
+    pub environment_type: Option<String>,
+    /// When the session was accepted (RFC 3339, UTC).
+    pub created_at: String,
+    /// When scoring finished.
+    pub completed_at: Option<String>,
+    /// 3–5 sentences for a product manager.
+    pub plain_summary: Option<String>,
+    /// Actions tied to evidence.
+    pub plain_recommendations: Option<Vec<String>>,
+    /// `{pipeline, intelligence}`: every conversation, turn and dimension with its
+    /// evidence (docs/scoring.md).
+    #[schema(value_type = Option<Object>)]
+    pub full_output: Option<Box<RawValue>>,
+    /// Why processing failed.
+    pub error: Option<String>,
+}
+
+/// The condensed view (SPEC.md §2.3); result fields are `null` until complete.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct CondensedView {
+    /// The session.
+    #[schema(format = Uuid)]
+    pub session_id: String,
+    /// Where the session is.
+    #[serde(default = "received")]
+    pub status: SessionStatus,
+    /// Detected deployment archetype.
+    pub archetype: Option<String>,
+    /// Request-level dimensions: `{dimension: {score, risk, band, direction,
+    /// confidence, evidence}}`.
+    #[schema(value_type = Option<Object>)]
+    pub layer_z: Option<Box<RawValue>>,
+    /// The most important finding.
+    pub key_finding: Option<String>,
+    /// Whether the finding states a measurable prediction.
+    pub falsifiable: Option<bool>,
+    /// The first recommendation.
+    pub recommendation: Option<String>,
+}
+
+fn received() -> SessionStatus {
+    SessionStatus::Received
+}
+
+/// Which shape to return.
+#[derive(Debug, Deserialize)]
+pub struct ViewQuery {
+    view: Option<String>,
+}
+
+/// The shapes a session can be read in.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code)] // documents the `view` parameter
+pub enum ViewName {
+    /// Every conversation, turn and piece of evidence.
+    #[schema(rename = "full")]
+    Full,
+    /// Archetype, request-level Layer Z, key finding.
+    #[schema(rename = "condensed")]
+    Condensed,
+}
+
+/// Poll a session.
+///
+/// `?view=condensed` returns the short shape: archetype, request-level Layer Z, key
+/// finding, recommendation.
+#[utoipa::path(get, path = "/api/v1/intelligence/{session_id}", tag = "sessions",
+    params(
+        ("session_id" = String, Path, description = "Session id from ingest"),
+        ("view" = Option<ViewName>, Query, description = "`full` (default) or `condensed`"),
+    ),
+    responses(
+        (status = 200, description = "The session (full view; `view=condensed` gives CondensedView)",
+            body = SessionView),
+        (status = 400, description = "Unknown view", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 404, description = "No such session", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn intelligence(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(session_id): Path<String>,
+    Query(query): Query<ViewQuery>,
+) -> Result<Response, ApiError> {
+    let condensed = match query.view.as_deref() {
+        None | Some("full") => false,
+        Some("condensed") => true,
+        Some(other) => {
+            return Err(ApiError::new(
+                Code::ValidationError,
+                format!("view: must be `full` or `condensed`, got `{other}`"),
+            ));
+        }
+    };
+    let s = load(&state, &caller, &session_id, SessionKind::Ingest).await?;
+    Ok(if condensed {
+        Json(condensed_view(&s)?).into_response()
+    } else {
+        Json(session_view(s)?).into_response()
+    })
+}
+
+/// A session of the caller's organisation, of `kind`; 404 otherwise.
+pub(super) async fn load(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    kind: SessionKind,
+) -> Result<SessionRecord, ApiError> {
+    let what = match kind {
+        SessionKind::Ingest => "session",
+        SessionKind::Drift => "drift session",
+    };
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApiError::not_found(what));
+    }
+    state
+        .store
+        .session(id, &caller.key.org_id)
+        .await?
+        .filter(|s| s.kind == kind)
+        .ok_or_else(|| ApiError::not_found(what))
+}
+
+fn raw(json: Option<String>) -> Result<Option<Box<RawValue>>, StoreError> {
+    json.map(RawValue::from_string)
+        .transpose()
+        .map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn session_view(s: SessionRecord) -> Result<SessionView, ApiError> {
+    let recommendations = s
+        .plain_recommendations
+        .as_deref()
+        .map(serde_json::from_str::<Vec<String>>)
+        .transpose()
+        .map_err(ApiError::internal)?;
+    Ok(SessionView {
+        session_id: s.id,
+        status: s.status,
+        event_count: s.event_count as u64,
+        environment_type: s.environment_type,
+        created_at: time(&s.created_at),
+        completed_at: s.completed_at.as_ref().map(time),
+        plain_summary: s.plain_summary,
+        plain_recommendations: recommendations,
+        full_output: raw(s.full_output)?,
+        error: s.error,
+    })
+}
+
+fn condensed_view(s: &SessionRecord) -> Result<CondensedView, ApiError> {
+    match &s.condensed {
+        Some(json) if s.status == SessionStatus::Complete => {
+            let mut view: CondensedView = serde_json::from_str(json).map_err(ApiError::internal)?;
+            view.status = s.status;
+            Ok(view)
+        }
+        _ => Ok(CondensedView {
+            session_id: s.id.clone(),
+            status: s.status,
+            archetype: None,
+            layer_z: None,
+            key_finding: None,
+            falsifiable: None,
+            recommendation: None,
+        }),
+    }
+}
+
+/// RFC 3339 in UTC with milliseconds.
+pub(super) fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

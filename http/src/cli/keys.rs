@@ -1,0 +1,188 @@
+//! `undertone keys create|list|revoke`: API keys in the service's database.
+
+use chrono::Utc;
+use clap::{Args, Subcommand};
+
+use crate::keys::{self, Scope};
+use crate::limits::Plan;
+use crate::store::{self, KeyRecord, Store, StoreError};
+
+/// The database flag shared by `serve` and `keys`.
+#[derive(Debug, Args)]
+pub struct DatabaseArg {
+    /// Database URL: `sqlite://PATH` (created if missing).
+    #[arg(long, alias = "database-url", default_value = store::DEFAULT_DATABASE)]
+    pub database: String,
+}
+
+/// `undertone keys …`.
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    #[command(subcommand)]
+    command: KeysCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Create a key; prints it and its webhook delivery secret once.
+    Create(CreateArgs),
+    /// List keys (their first 12 characters, never the key).
+    List(ListArgs),
+    /// Revoke a key by id; requests with it get 401 from then on.
+    Revoke(RevokeArgs),
+}
+
+#[derive(Debug, Args)]
+struct CreateArgs {
+    /// A name to recognise the key by.
+    #[arg(long)]
+    name: String,
+    /// What the key may do.
+    #[arg(long, value_enum)]
+    scope: Scope,
+    /// Organisation; keys of one organisation see each other's sessions.
+    #[arg(long, default_value = "default")]
+    org: String,
+    /// Requests per UTC hour.
+    #[arg(long, default_value_t = Plan::default().per_hour)]
+    per_hour: u32,
+    /// Requests per UTC day.
+    #[arg(long, default_value_t = Plan::default().per_day)]
+    per_day: u32,
+    /// Drift sessions per UTC hour.
+    #[arg(long, default_value_t = Plan::default().drift_per_hour)]
+    drift_per_hour: u32,
+    #[command(flatten)]
+    database: DatabaseArg,
+}
+
+#[derive(Debug, Args)]
+struct ListArgs {
+    #[command(flatten)]
+    database: DatabaseArg,
+}
+
+#[derive(Debug, Args)]
+struct RevokeArgs {
+    /// The key's id, as `keys list` shows it (`key_…`).
+    id: String,
+    #[command(flatten)]
+    database: DatabaseArg,
+}
+
+/// A current-thread runtime for a command, or the exit status to return.
+pub(super) fn runtime() -> Result<tokio::runtime::Runtime, u8> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("error: cannot start the async runtime: {e}");
+            1
+        })
+}
+
+/// Creates and stores a key; returns its record and the key itself.
+pub(super) async fn create_key(
+    store: &dyn Store,
+    name: &str,
+    org: &str,
+    scope: Scope,
+    plan: Plan,
+) -> Result<(KeyRecord, String), StoreError> {
+    let new = keys::generate();
+    let record = KeyRecord {
+        id: format!("key_{}", uuid::Uuid::new_v4().simple()),
+        org_id: org.to_owned(),
+        name: name.to_owned(),
+        scope,
+        digest: new.digest.to_vec(),
+        display_prefix: new.display,
+        delivery_secret: keys::generate_secret(),
+        plan,
+        created_at: Utc::now(),
+        revoked_at: None,
+    };
+    store.create_key(&record).await?;
+    Ok((record, new.plaintext))
+}
+
+/// Runs a `keys` command; returns the exit status.
+pub fn run(args: &KeysArgs) -> u8 {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    match rt.block_on(run_async(args)) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            1
+        }
+    }
+}
+
+async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, String> {
+    store::open(&db.database)
+        .await
+        .map_err(|e| format!("cannot open the database {}: {e}", db.database))
+}
+
+async fn run_async(args: &KeysArgs) -> Result<u8, String> {
+    match &args.command {
+        KeysCommand::Create(a) => {
+            let store = open(&a.database).await?;
+            let plan = Plan {
+                per_hour: a.per_hour,
+                per_day: a.per_day,
+                drift_per_hour: a.drift_per_hour,
+            };
+            let (record, key) = create_key(store.as_ref(), &a.name, &a.org, a.scope, plan)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("id:              {}", record.id);
+            println!("name:            {}", record.name);
+            println!("scope:           {}", record.scope.as_str());
+            println!("key:             {key}");
+            println!("delivery secret: {}", record.delivery_secret);
+            eprintln!("The key and the delivery secret are shown only this once.");
+            Ok(0)
+        }
+        KeysCommand::List(a) => {
+            let store = open(&a.database).await?;
+            let keys = store.list_keys().await.map_err(|e| e.to_string())?;
+            println!(
+                "{:<36}  {:<16}  {:<10}  {:<14}  {:<24}  revoked",
+                "id", "name", "scope", "key starts", "created"
+            );
+            for k in keys {
+                println!(
+                    "{:<36}  {:<16}  {:<10}  {:<14}  {:<24}  {}",
+                    k.id,
+                    k.name,
+                    k.scope.as_str(),
+                    format!("{}…", k.display_prefix),
+                    k.created_at
+                        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    k.revoked_at
+                        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                        .unwrap_or_else(|| "-".into())
+                );
+            }
+            Ok(0)
+        }
+        KeysCommand::Revoke(a) => {
+            let store = open(&a.database).await?;
+            if store
+                .revoke_key(&a.id, Utc::now())
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                println!("revoked {}", a.id);
+                Ok(0)
+            } else {
+                eprintln!("error: no active key with id {}", a.id);
+                Ok(2)
+            }
+        }
+    }
+}

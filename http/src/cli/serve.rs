@@ -1,0 +1,151 @@
+//! `undertone serve`: the REST service on an embedded SQLite database by default.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::keys::{DatabaseArg, create_key, runtime};
+use crate::api::{self, AppState, Config};
+use crate::clock::SystemClock;
+use crate::keys::Scope;
+use crate::limits::Plan;
+use crate::store;
+use crate::worker::Workers;
+
+/// Options of `undertone serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (the address is printed).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    #[command(flatten)]
+    database: DatabaseArg,
+    /// Scoring workers [default: the number of CPUs].
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Jobs the queue may hold before ingest answers 503.
+    #[arg(long, default_value_t = 1000)]
+    queue_capacity: u64,
+    /// Accept http:// and private-address webhook URLs (local development and tests).
+    #[arg(long)]
+    allow_private_webhooks: bool,
+    /// Seconds a worker holds a job before another may take it over.
+    #[arg(long, default_value_t = 60)]
+    lease_seconds: u64,
+}
+
+/// Runs the service until SIGINT or SIGTERM; returns the exit status.
+pub fn run(args: &ServeArgs) -> u8 {
+    init_logging();
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    match rt.block_on(serve(args)) {
+        Ok(()) => 0,
+        Err(message) => {
+            eprintln!("error: {message}");
+            1
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+async fn serve(args: &ServeArgs) -> Result<(), String> {
+    let url = &args.database.database;
+    let store = store::open(url)
+        .await
+        .map_err(|e| format!("cannot open the database {url}: {e}"))?;
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the listening address: {e}"))?;
+
+    if store
+        .list_keys()
+        .await
+        .map_err(|e| e.to_string())?
+        .is_empty()
+    {
+        let (record, key) = create_key(
+            store.as_ref(),
+            "default",
+            "default",
+            Scope::ReadWrite,
+            Plan::default(),
+        )
+        .await
+        .map_err(|e| format!("cannot create the first API key: {e}"))?;
+        println!(
+            "Created a read-write API key ({}). It is shown only this once; keep it:\n\n  \
+             {key}\n\nTry it:\n\n  curl -s http://{addr}/api/v1/ingest \\\n    \
+             -H 'Authorization: Bearer {key}' \\\n    \
+             -H 'Content-Type: application/json' \\\n    \
+             --data @examples/support-refund-goes-wrong.json\n",
+            record.id
+        );
+    }
+    if args.allow_private_webhooks {
+        tracing::warn!(
+            "--allow-private-webhooks: http:// and private-address webhook URLs are accepted; \
+             use this for local development and tests only"
+        );
+    }
+    let workers = args.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    let config = Config {
+        queue_capacity: args.queue_capacity,
+        allow_private_webhooks: args.allow_private_webhooks,
+        lease: Duration::from_secs(args.lease_seconds.max(1)),
+        ..Config::default()
+    };
+    let state = AppState::new(store, Arc::new(SystemClock), config);
+    let running = Workers::spawn(&state, workers);
+    println!("undertone: listening on http://{addr} ({workers} workers, database {url})");
+    tracing::info!(%addr, workers, database = %url, "listening");
+    axum::serve(listener, api::app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| format!("the server stopped: {e}"))?;
+    tracing::info!("no longer accepting requests; finishing jobs in progress");
+    running.shutdown().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
+}

@@ -1,0 +1,305 @@
+//! Durable storage behind one trait (DESIGN.md §7 "Storage"): keys, rate-limit
+//! windows, sessions with their inputs and results, and the job queue.
+//!
+//! SQLite is the default ([`sqlite::SqliteStore`]); the trait is what the service and
+//! the workers use, so a PostgreSQL implementation can take its place.
+
+pub mod sqlite;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::keys::Scope;
+use crate::limits::{Decision, Plan, Quota, Window};
+
+/// The database URL used when none is given: a file in the working directory.
+pub const DEFAULT_DATABASE: &str = "sqlite://./undertone.db";
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The database refused or failed a statement.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The schema could not be brought up to date.
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database URL names no supported backend.
+    #[error("unsupported database URL `{0}`: expected sqlite://PATH")]
+    UnsupportedUrl(String),
+    /// A stored value does not have the shape this version writes.
+    #[error("stored data is not readable: {0}")]
+    Corrupt(String),
+}
+
+/// Result of a store operation.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// An API key as stored (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyRecord {
+    /// `key_` + 32 hex characters.
+    pub id: String,
+    /// The organisation the key belongs to; sessions are visible across its keys.
+    pub org_id: String,
+    /// Name given at creation.
+    pub name: String,
+    /// What the key may do.
+    pub scope: Scope,
+    /// SHA-256 of the key.
+    pub digest: Vec<u8>,
+    /// The key's first 12 characters.
+    pub display_prefix: String,
+    /// Secret that signs deliveries to an ingest's `webhook_url`.
+    pub delivery_secret: String,
+    /// Rate limits.
+    pub plan: Plan,
+    /// When the key was created.
+    pub created_at: DateTime<Utc>,
+    /// When the key was revoked, if it was.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// Which operation a session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionKind {
+    /// `POST /ingest`: score the events.
+    Ingest,
+    /// `POST /drift`: score two periods and compare them.
+    Drift,
+}
+
+impl SessionKind {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionKind::Ingest => "ingest",
+            SessionKind::Drift => "drift",
+        }
+    }
+
+    fn parse(s: &str) -> StoreResult<Self> {
+        match s {
+            "ingest" => Ok(SessionKind::Ingest),
+            "drift" => Ok(SessionKind::Drift),
+            other => Err(StoreError::Corrupt(format!(
+                "unknown session kind `{other}`"
+            ))),
+        }
+    }
+}
+
+/// Where a session is (DESIGN.md §5).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// Accepted and queued; also after a lost worker's lease expired.
+    Received,
+    /// A worker holds it.
+    Processing,
+    /// Results are available.
+    Complete,
+    /// Processing failed; `error` says why.
+    Failed,
+}
+
+impl SessionStatus {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Received => "received",
+            SessionStatus::Processing => "processing",
+            SessionStatus::Complete => "complete",
+            SessionStatus::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> StoreResult<Self> {
+        match s {
+            "received" => Ok(SessionStatus::Received),
+            "processing" => Ok(SessionStatus::Processing),
+            "complete" => Ok(SessionStatus::Complete),
+            "failed" => Ok(SessionStatus::Failed),
+            other => Err(StoreError::Corrupt(format!("unknown status `{other}`"))),
+        }
+    }
+}
+
+/// A session to create together with its input and its job.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    /// UUID v4, as text.
+    pub id: String,
+    /// Ingest or drift.
+    pub kind: SessionKind,
+    /// Organisation of the key that created it.
+    pub org_id: String,
+    /// The key that created it.
+    pub key_id: String,
+    /// The deployment, when the request named one.
+    pub deployment_id: Option<String>,
+    /// Events in the request (both periods for a drift).
+    pub event_count: usize,
+    /// Where to deliver the result.
+    pub webhook_url: Option<String>,
+    /// Drift only: `{"before":…, "after":…, "question":…}` as JSON.
+    pub labels: Option<String>,
+    /// The validated request body, as received.
+    pub body: Vec<u8>,
+    /// Acceptance time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Whether a session was queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enqueued {
+    /// Written with its job; it will be processed.
+    Accepted,
+    /// The queue holds `capacity` jobs already; nothing was written.
+    QueueFull,
+}
+
+/// A stored session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRecord {
+    /// UUID.
+    pub id: String,
+    /// Ingest or drift.
+    pub kind: SessionKind,
+    /// The deployment, when named.
+    pub deployment_id: Option<String>,
+    /// Events in the request.
+    pub event_count: usize,
+    /// Where it is.
+    pub status: SessionStatus,
+    /// Drift only: labels and question as JSON.
+    pub labels: Option<String>,
+    /// Acceptance time.
+    pub created_at: DateTime<Utc>,
+    /// Completion time.
+    pub completed_at: Option<DateTime<Utc>>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Detected environment.
+    pub environment_type: Option<String>,
+    /// Summary for a person.
+    pub plain_summary: Option<String>,
+    /// Recommendations, a JSON array of strings.
+    pub plain_recommendations: Option<String>,
+    /// The condensed view, JSON.
+    pub condensed: Option<String>,
+    /// `full_output` (ingest) or the drift result, JSON.
+    pub full_output: Option<String>,
+    /// How many times the session was completed (1 when complete; a check on the queue).
+    pub completions: u32,
+}
+
+/// A claimed job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The session to process.
+    pub session_id: String,
+    /// Ingest or drift.
+    pub kind: SessionKind,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// Proves this claim when finishing; a newer claim of the same job changes it.
+    pub token: String,
+    /// The validated request body.
+    pub body: Vec<u8>,
+}
+
+/// What processing produced.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Results to store.
+    Complete {
+        /// Detected environment (ingest only).
+        environment_type: Option<String>,
+        /// Summary for a person.
+        plain_summary: String,
+        /// Recommendations, JSON array.
+        plain_recommendations: String,
+        /// Condensed view, JSON (ingest only).
+        condensed: Option<String>,
+        /// `full_output` or the drift result, JSON.
+        full_output: String,
+    },
+    /// The error to show.
+    Failed(String),
+}
+
+/// Counts of what a claim call did besides claiming.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reaped {
+    /// Jobs whose lease expired and that went back to `received`.
+    pub requeued: u32,
+    /// Jobs whose lease expired once too often and that were marked `failed`.
+    pub failed: u32,
+}
+
+/// The storage the service runs on.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Stores a new key.
+    async fn create_key(&self, key: &KeyRecord) -> StoreResult<()>;
+    /// Every key, oldest first.
+    async fn list_keys(&self) -> StoreResult<Vec<KeyRecord>>;
+    /// Revokes a key; false when no unrevoked key has that id.
+    async fn revoke_key(&self, id: &str, at: DateTime<Utc>) -> StoreResult<bool>;
+    /// Looks a key up by its SHA-256 digest (revoked keys included).
+    async fn find_key(&self, digest: &[u8; 32]) -> StoreResult<Option<KeyRecord>>;
+
+    /// Counts one request against every window, atomically, only when all have room.
+    async fn charge(&self, key_id: &str, windows: &[Window]) -> StoreResult<Decision>;
+    /// The most constrained window without counting anything.
+    async fn peek(&self, key_id: &str, windows: &[Window]) -> StoreResult<Quota>;
+
+    /// Writes the session, its input and its job in one transaction, unless the queue
+    /// already holds `capacity` jobs.
+    async fn enqueue(&self, session: &NewSession, capacity: u64) -> StoreResult<Enqueued>;
+    /// A session of `org_id`.
+    async fn session(&self, id: &str, org_id: &str) -> StoreResult<Option<SessionRecord>>;
+    /// Jobs waiting or running.
+    async fn queue_depth(&self) -> StoreResult<u64>;
+
+    /// Requeues jobs whose lease ended before `now_ms` (or fails them after
+    /// `max_attempts`), then leases the oldest waiting job until `now_ms + lease_ms`.
+    async fn claim(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        max_attempts: u32,
+    ) -> StoreResult<(Option<Job>, Reaped)>;
+    /// Records the outcome of a claimed job; false when the claim is no longer
+    /// current (the lease expired and another worker took the job).
+    async fn finish(&self, job: &Job, outcome: &Outcome, at: DateTime<Utc>) -> StoreResult<bool>;
+    /// Gives a claimed job back unprocessed (shutdown), without counting the attempt.
+    async fn release(&self, job: &Job) -> StoreResult<()>;
+}
+
+/// Opens the database at `url` and brings its schema up to date.
+pub async fn open(url: &str) -> StoreResult<Arc<dyn Store>> {
+    if url.starts_with("sqlite:") {
+        Ok(Arc::new(sqlite::SqliteStore::open(url).await?))
+    } else {
+        Err(StoreError::UnsupportedUrl(url.to_owned()))
+    }
+}
+
+/// Formats a stored time.
+fn format_time(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Parses a stored time.
+fn parse_time(s: &str) -> StoreResult<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| StoreError::Corrupt(format!("time `{s}`: {e}")))
+}
