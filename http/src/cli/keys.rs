@@ -3,9 +3,9 @@
 use chrono::Utc;
 use clap::{Args, Subcommand};
 
-use crate::keys::{self, Scope};
+use crate::keys::{Scope, issue};
 use crate::limits::Plan;
-use crate::store::{self, KeyRecord, Store, StoreError};
+use crate::store::{self, Store};
 
 /// The database flag shared by `serve` and `keys`.
 #[derive(Debug, Args)]
@@ -81,31 +81,6 @@ pub(super) fn runtime() -> Result<tokio::runtime::Runtime, u8> {
         })
 }
 
-/// Creates and stores a key; returns its record and the key itself.
-pub(super) async fn create_key(
-    store: &dyn Store,
-    name: &str,
-    org: &str,
-    scope: Scope,
-    plan: Plan,
-) -> Result<(KeyRecord, String), StoreError> {
-    let new = keys::generate();
-    let record = KeyRecord {
-        id: format!("key_{}", uuid::Uuid::new_v4().simple()),
-        org_id: org.to_owned(),
-        name: name.to_owned(),
-        scope,
-        digest: new.digest.to_vec(),
-        display_prefix: new.display,
-        delivery_secret: keys::generate_secret(),
-        plan,
-        created_at: Utc::now(),
-        revoked_at: None,
-    };
-    store.create_key(&record).await?;
-    Ok((record, new.plaintext))
-}
-
 /// Runs a `keys` command; returns the exit status.
 pub fn run(args: &KeysArgs) -> u8 {
     let rt = match runtime() {
@@ -136,7 +111,7 @@ async fn run_async(args: &KeysArgs) -> Result<u8, String> {
                 per_day: a.per_day,
                 drift_per_hour: a.drift_per_hour,
             };
-            let (record, key) = create_key(store.as_ref(), &a.name, &a.org, a.scope, plan)
+            let (record, key) = issue(store.as_ref(), &a.name, &a.org, a.scope, plan, Utc::now())
                 .await
                 .map_err(|e| e.to_string())?;
             println!("id:              {}", record.id);

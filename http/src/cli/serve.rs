@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::keys::{DatabaseArg, create_key, runtime};
+use super::keys::{DatabaseArg, runtime};
 use crate::api::{self, AppState, Config};
 use crate::clock::SystemClock;
-use crate::keys::Scope;
+use crate::keys::{Scope, issue};
 use crate::limits::Plan;
 use crate::store;
 use crate::worker::Workers;
@@ -80,12 +80,13 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .is_empty()
     {
-        let (record, key) = create_key(
+        let (record, key) = issue(
             store.as_ref(),
             "default",
             "default",
             Scope::ReadWrite,
             Plan::default(),
+            chrono::Utc::now(),
         )
         .await
         .map_err(|e| format!("cannot create the first API key: {e}"))?;
