@@ -193,3 +193,55 @@ pub fn document() -> String {
     s.push('\n');
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_in_spec_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/openapi.json");
+        let checked_in = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            checked_in == document(),
+            "spec/openapi.json is stale: regenerate it with \
+             `cargo run --quiet --bin undertone -- openapi > spec/openapi.json`"
+        );
+    }
+
+    #[test]
+    fn document_is_openapi_3_1_with_bearer_security() {
+        let doc: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        assert_eq!(doc["openapi"], "3.1.0");
+        assert_eq!(
+            doc["components"]["securitySchemes"]["bearer"]["scheme"],
+            "bearer"
+        );
+        assert_eq!(doc["info"]["license"]["name"], "Apache-2.0");
+        // Every authenticated operation documents the error envelope for 401 and 429.
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                if op.get("security").is_none() {
+                    continue;
+                }
+                for status in ["401", "429", "500"] {
+                    let schema = &op["responses"][status]["content"]["application/json"]["schema"];
+                    assert_eq!(
+                        schema["$ref"], "#/components/schemas/ErrorEnvelope",
+                        "{method} {path} {status}"
+                    );
+                }
+            }
+        }
+        for p in [
+            "/api/v1/ingest",
+            "/api/v1/intelligence/{session_id}",
+            "/api/v1/drift",
+            "/api/v1/drift/{session_id}",
+            "/api/v1/openapi",
+            "/api/v1/healthz",
+        ] {
+            assert!(doc["paths"].get(p).is_some(), "{p} missing");
+        }
+    }
+}
