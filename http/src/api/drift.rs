@@ -27,6 +27,8 @@ pub(super) fn router() -> Router<AppState> {
 
 /// The 202 answer to a drift request.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"session_id": "5d1c7a2e-8b3f-4c6d-9e0a-1f2b3c4d5e6f",
+    "status": "received", "poll_url": "/api/v1/drift/5d1c7a2e-8b3f-4c6d-9e0a-1f2b3c4d5e6f"}))]
 pub struct DriftAccepted {
     /// The drift session.
     #[schema(format = Uuid)]
@@ -63,6 +65,24 @@ struct StoredResult {
 /// A drift session (SPEC.md §2.5). Result fields are `null` until `status` is
 /// `complete`.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"session_id": "5d1c7a2e-8b3f-4c6d-9e0a-1f2b3c4d5e6f",
+    "status": "complete", "created_at": "2026-11-21T09:31:00.120Z",
+    "completed_at": "2026-11-21T09:31:00.190Z", "error": null, "before_label": "model-v1",
+    "after_label": "model-v2", "question": "Did v2 frustrate users more?", "event_count": 400,
+    "scorer_version": "1.1.0", "overall_drift": 0.42, "direction": "regressed",
+    "plain_summary": "Frustration buildup rose from 0.21 to 0.38 (p = 0.003).",
+    "plain_recommendations": ["Review the v2 refusals that preceded repeated questions."],
+    "key_findings": ["frustration_buildup regressed: median 0.21 → 0.38, Holm p = 0.003"],
+    "dimension_drifts": {"frustration_buildup": {"before_median": 0.21, "after_median": 0.38,
+        "shift": 0.16, "ci_low": 0.07, "ci_high": 0.25, "p_value": 0.0006, "p_adjusted": 0.003,
+        "effect_size": 0.42, "significant": true, "verdict": "regressed"}},
+    "before": {"label": "model-v1", "event_count": 200, "conversation_count": 40,
+        "human_turn_count": 100, "resolved_rate": 0.6},
+    "after": {"label": "model-v2", "event_count": 200, "conversation_count": 40,
+        "human_turn_count": 100, "resolved_rate": 0.45},
+    "outcome_shift": {"before_n": 40, "before_resolved": 24, "after_n": 40,
+        "after_resolved": 18, "before_rate": 0.6, "after_rate": 0.45, "change_points": -15.0,
+        "p_value": 0.18, "outcome_shift_detected": false}}))]
 pub struct DriftView {
     /// The drift session.
     #[schema(format = Uuid)]

@@ -30,6 +30,7 @@ pub(super) async fn openapi() -> Response {
 
 /// The service's health.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"status": "ok", "scorer_version": "1.1.0", "queue_depth": 3}))]
 pub struct Health {
     /// `ok` when the database answers.
     pub status: String,

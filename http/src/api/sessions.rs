@@ -18,6 +18,13 @@ pub(super) fn router() -> Router<AppState> {
 
 /// A session (SPEC.md §2.3). Result fields are `null` until `status` is `complete`.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"session_id": "0b8a3c1e-5f7d-4e1a-9c2b-6d4e8f0a1b2c",
+    "status": "complete", "event_count": 20, "environment_type": "cx_chatbot",
+    "created_at": "2026-11-21T09:31:00.120Z", "completed_at": "2026-11-21T09:31:00.161Z",
+    "plain_summary": "Undertone scored 11 human turns in 2 conversations of deployment acme-support-bot.",
+    "plain_recommendations": ["Offer a human handoff when a customer asks twice."],
+    "full_output": {"pipeline": "support", "intelligence": {"scorer_version": "1.1.0"}},
+    "error": null}))]
 pub struct SessionView {
     /// The session.
     #[schema(format = Uuid)]
@@ -46,6 +53,12 @@ pub struct SessionView {
 
 /// The condensed view (SPEC.md §2.3); result fields are `null` until complete.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"session_id": "0b8a3c1e-5f7d-4e1a-9c2b-6d4e8f0a1b2c",
+    "status": "complete", "archetype": "cx_chatbot",
+    "layer_z": {"frustration_buildup": {"score": 0.61, "risk": 0.61, "band": "broken",
+        "direction": "higher_is_worse", "confidence": 0.7, "evidence": []}},
+    "key_finding": "Frustration builds across repeated refund questions.",
+    "falsifiable": true, "recommendation": "Offer a human handoff when a customer asks twice."}))]
 pub struct CondensedView {
     /// The session.
     #[schema(format = Uuid)]
