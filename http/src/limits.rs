@@ -163,14 +163,14 @@ pub fn most_constrained(windows: &[Window], used: &[u32], extra: u32) -> Quota {
 mod tests {
     use super::*;
 
-    const NOW: i64 = 1_795_000_000; // 2026-11-18T08:26:40Z
+    const NOW: i64 = 1_795_000_000; // 2026-11-18T11:06:40Z
 
     #[test]
     fn windows_are_fixed_utc_hours_and_days() {
         let w = windows_for(&Plan::default(), NOW, true);
         assert_eq!(w.len(), 3);
-        assert_eq!(w[0].start, 1_794_999_600); // 08:00:00
-        assert_eq!(w[0].reset, 1_795_003_200); // 09:00:00
+        assert_eq!(w[0].start, 1_794_999_600); // 11:00:00
+        assert_eq!(w[0].reset, 1_795_003_200); // 12:00:00
         assert_eq!(w[1].start, 1_794_960_000); // 00:00:00
         assert_eq!(w[1].reset, 1_795_046_400);
         assert_eq!(

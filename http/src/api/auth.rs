@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use super::AppState;
 use super::error::{ApiError, Code};
 use crate::keys::{self, Scope};
-use crate::limits::{self, Decision, Quota};
+use crate::limits::{self, Decision, Quota, Window};
 use crate::store::KeyRecord;
 
 /// The authenticated key, available to handlers as an extension.
@@ -22,9 +22,17 @@ use crate::store::KeyRecord;
 pub struct Caller {
     /// The key record (never the key).
     pub key: Arc<KeyRecord>,
+    /// Windows the handler must count the request against when it starts a session
+    /// (`POST /drift` counts drift sessions, not requests); `None` when the request
+    /// was counted before the handler ran.
+    pub deferred: Option<Arc<[Window]>>,
 }
 
 /// Middleware: 401, 403 or 429 before the handler runs; rate-limit headers after.
+///
+/// `POST /drift` is checked here but counted by its handler, in the transaction that
+/// starts the session, so a drift request that starts no session (invalid body, full
+/// queue) spends no quota.
 pub async fn authenticate(
     State(state): State<AppState>,
     mut request: Request,
@@ -41,8 +49,8 @@ pub async fn authenticate(
     let windows = limits::windows_for(&key.plan, now, is_drift);
 
     if is_write && key.scope == Scope::ReadOnly {
-        let quota = match state.store.peek(&key.id, &windows).await {
-            Ok(q) => q,
+        let used = match state.store.usage(&key.id, &windows).await {
+            Ok(u) => u,
             Err(e) => return ApiError::from(e).into_response(),
         };
         let mut response = ApiError::new(
@@ -50,38 +58,64 @@ pub async fn authenticate(
             format!("this key is read-only; {method} needs a read-write key"),
         )
         .into_response();
-        set_quota(response.headers_mut(), quota);
+        set_quota(
+            response.headers_mut(),
+            limits::most_constrained(&windows, &used, 0),
+        );
         return response;
     }
 
-    let quota = match state.store.charge(&key.id, &windows).await {
-        Ok(Decision::Allowed(q)) => q,
-        Ok(Decision::Refused(q)) => {
-            let wait = u64::try_from(q.reset - now).unwrap_or(1);
-            let what = if is_drift && q.limit == key.plan.drift_per_hour {
-                "drift sessions"
-            } else {
-                "requests"
-            };
-            let mut response = ApiError::new(
-                Code::RateLimited,
-                format!(
-                    "rate limit reached: {} {what} per window for this key; retry in {wait} s",
-                    q.limit
-                ),
-            )
-            .retry_after(wait)
-            .into_response();
-            set_quota(response.headers_mut(), q);
-            return response;
+    let (quota, deferred) = if is_drift {
+        let used = match state.store.usage(&key.id, &windows).await {
+            Ok(u) => u,
+            Err(e) => return ApiError::from(e).into_response(),
+        };
+        match limits::decide(&windows, &used) {
+            Decision::Refused(q) => return rate_limited(&key, q, now, true),
+            Decision::Allowed(_) => (
+                limits::most_constrained(&windows, &used, 0),
+                Some(Arc::from(windows)),
+            ),
         }
-        Err(e) => return ApiError::from(e).into_response(),
+    } else {
+        match state.store.charge(&key.id, &windows).await {
+            Ok(Decision::Allowed(q)) => (q, None),
+            Ok(Decision::Refused(q)) => return rate_limited(&key, q, now, false),
+            Err(e) => return ApiError::from(e).into_response(),
+        }
     };
-    request
-        .extensions_mut()
-        .insert(Caller { key: Arc::new(key) });
+    request.extensions_mut().insert(Caller {
+        key: Arc::new(key),
+        deferred,
+    });
     let mut response = next.run(request).await;
+    let quota = response
+        .extensions()
+        .get::<Quota>()
+        .copied()
+        .unwrap_or(quota);
     set_quota(response.headers_mut(), quota);
+    response
+}
+
+/// 429 for the window that refused, with `Retry-After` and the rate-limit headers.
+pub(super) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) -> Response {
+    let wait = u64::try_from(q.reset - now).unwrap_or(1);
+    let what = if is_drift && q.limit == key.plan.drift_per_hour {
+        "drift sessions"
+    } else {
+        "requests"
+    };
+    let mut response = ApiError::new(
+        Code::RateLimited,
+        format!(
+            "rate limit reached: {} {what} per window for this key; retry in {wait} s",
+            q.limit
+        ),
+    )
+    .retry_after(wait)
+    .into_response();
+    set_quota(response.headers_mut(), q);
     response
 }
 

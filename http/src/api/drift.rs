@@ -11,6 +11,7 @@ use serde_json::Value;
 use undertone_core::validate;
 use utoipa::ToSchema;
 
+use super::auth::rate_limited;
 use super::body::JsonBody;
 use super::error::{ApiError, ErrorEnvelope};
 use super::ingest::queue_full;
@@ -182,14 +183,22 @@ pub(super) async fn start(
         body: Vec::from(bytes),
         created_at: state.clock.now(),
     };
-    if state
+    let quota = match state
         .store
-        .enqueue(&session, state.config.queue_capacity)
+        .enqueue(
+            &session,
+            state.config.queue_capacity,
+            caller.deferred.as_deref(),
+        )
         .await?
-        == Enqueued::QueueFull
     {
-        return Err(queue_full(&state));
-    }
+        Enqueued::Accepted(quota) => quota,
+        Enqueued::QueueFull => return Err(queue_full(&state)),
+        Enqueued::RateLimited(q) => {
+            let now = state.clock.now().timestamp();
+            return Ok(rate_limited(&caller.key, q, now, true));
+        }
+    };
     state.wake.notify_one();
     let poll_url = format!("/api/v1/drift/{}", session.id);
     let body = DriftAccepted {
@@ -197,12 +206,16 @@ pub(super) async fn start(
         status: SessionStatus::Received,
         poll_url: poll_url.clone(),
     };
-    Ok((
+    let mut response = (
         StatusCode::ACCEPTED,
         [(header::LOCATION, poll_url)],
         Json(body),
     )
-        .into_response())
+        .into_response();
+    if let Some(q) = quota {
+        response.extensions_mut().insert(q);
+    }
+    Ok(response)
 }
 
 /// Read a drift session.

@@ -84,13 +84,15 @@ pub(super) async fn ingest(
         body: Vec::from(bytes),
         created_at: state.clock.now(),
     };
-    if state
+    match state
         .store
-        .enqueue(&session, state.config.queue_capacity)
+        .enqueue(&session, state.config.queue_capacity, None)
         .await?
-        == Enqueued::QueueFull
     {
-        return Err(queue_full(&state));
+        Enqueued::Accepted(_) => {}
+        Enqueued::QueueFull => return Err(queue_full(&state)),
+        // Not charged here: the middleware counted the request already.
+        Enqueued::RateLimited(_) => return Err(ApiError::internal("uncharged enqueue refused")),
     }
     state.wake.notify_one();
     let poll_url = format!("/api/v1/intelligence/{}", session.id);

@@ -120,14 +120,11 @@ async fn envelope_for_bare_errors(request: Request, next: Next) -> Response {
     }
     let (mut parts, _) = response.into_parts();
     let allow = parts.headers.remove(header::ALLOW);
-    let allowed = allow
-        .as_ref()
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("other methods")
-        .to_owned();
     let mut fixed = ApiError::new(
         Code::MethodNotAllowed,
-        format!("{method} is not allowed here; use {allowed}"),
+        format!(
+            "{method} is not allowed on this route; the Allow header lists the methods it accepts"
+        ),
     )
     .into_response();
     if let Some(allow) = allow {

@@ -158,10 +158,12 @@ pub struct NewSession {
 /// Whether a session was queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Enqueued {
-    /// Written with its job; it will be processed.
-    Accepted,
-    /// The queue holds `capacity` jobs already; nothing was written.
+    /// Written with its job; it will be processed. With a charge, the quota after it.
+    Accepted(Option<Quota>),
+    /// The queue holds `capacity` jobs already; nothing was written or counted.
     QueueFull,
+    /// A charged window was full; nothing was written or counted.
+    RateLimited(Quota),
 }
 
 /// A stored session.
@@ -257,12 +259,19 @@ pub trait Store: Send + Sync + 'static {
 
     /// Counts one request against every window, atomically, only when all have room.
     async fn charge(&self, key_id: &str, windows: &[Window]) -> StoreResult<Decision>;
-    /// The most constrained window without counting anything.
-    async fn peek(&self, key_id: &str, windows: &[Window]) -> StoreResult<Quota>;
+    /// How much of each window is used, without counting anything.
+    async fn usage(&self, key_id: &str, windows: &[Window]) -> StoreResult<Vec<u32>>;
 
     /// Writes the session, its input and its job in one transaction, unless the queue
-    /// already holds `capacity` jobs.
-    async fn enqueue(&self, session: &NewSession, capacity: u64) -> StoreResult<Enqueued>;
+    /// already holds `capacity` jobs. With `charge`, the same transaction also counts
+    /// the request against those windows of the session's key, and writes nothing
+    /// when one is full: a session is started and counted, or neither.
+    async fn enqueue(
+        &self,
+        session: &NewSession,
+        capacity: u64,
+        charge: Option<&[Window]>,
+    ) -> StoreResult<Enqueued>;
     /// A session of `org_id`.
     async fn session(&self, id: &str, org_id: &str) -> StoreResult<Option<SessionRecord>>;
     /// Jobs waiting or running.

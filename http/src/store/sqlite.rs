@@ -17,7 +17,7 @@ use super::{
     SessionStatus, Store, StoreError, StoreResult, format_time, parse_time,
 };
 use crate::keys::Scope;
-use crate::limits::{self, Decision, Plan, Quota, Window};
+use crate::limits::{self, Decision, Plan, Window};
 
 /// The schema, embedded in the binary.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("migrations/sqlite");
@@ -125,6 +125,33 @@ async fn window_counts(
     Ok(used)
 }
 
+/// Counts one request against every window inside `tx` when all have room.
+async fn charge_in(
+    tx: &mut Transaction<'static, Sqlite>,
+    key_id: &str,
+    windows: &[Window],
+) -> StoreResult<Decision> {
+    let used = window_counts(tx, key_id, windows).await?;
+    let decision = limits::decide(windows, &used);
+    if let Decision::Allowed(_) = decision {
+        for (w, u) in windows.iter().zip(&used) {
+            sqlx::query(
+                "INSERT INTO rate_windows (key_id, kind, window_start, used) \
+                 VALUES (?, ?, ?, ?) \
+                 ON CONFLICT (key_id, kind) DO UPDATE SET \
+                 window_start = excluded.window_start, used = excluded.used",
+            )
+            .bind(key_id)
+            .bind(w.kind.as_str())
+            .bind(w.start)
+            .bind(u + 1)
+            .execute(&mut **tx)
+            .await?;
+        }
+    }
+    Ok(decision)
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_key(&self, key: &KeyRecord) -> StoreResult<()> {
@@ -181,37 +208,33 @@ impl Store for SqliteStore {
 
     async fn charge(&self, key_id: &str, windows: &[Window]) -> StoreResult<Decision> {
         let mut tx = self.write().await?;
-        let used = window_counts(&mut tx, key_id, windows).await?;
-        let decision = limits::decide(windows, &used);
-        if let Decision::Allowed(_) = decision {
-            for (w, u) in windows.iter().zip(&used) {
-                sqlx::query(
-                    "INSERT INTO rate_windows (key_id, kind, window_start, used) \
-                     VALUES (?, ?, ?, ?) \
-                     ON CONFLICT (key_id, kind) DO UPDATE SET \
-                     window_start = excluded.window_start, used = excluded.used",
-                )
-                .bind(key_id)
-                .bind(w.kind.as_str())
-                .bind(w.start)
-                .bind(u + 1)
-                .execute(&mut *tx)
-                .await?;
-            }
-        }
+        let decision = charge_in(&mut tx, key_id, windows).await?;
         tx.commit().await?;
         Ok(decision)
     }
 
-    async fn peek(&self, key_id: &str, windows: &[Window]) -> StoreResult<Quota> {
+    async fn usage(&self, key_id: &str, windows: &[Window]) -> StoreResult<Vec<u32>> {
         let mut tx = self.pool.begin().await?;
         let used = window_counts(&mut tx, key_id, windows).await?;
         tx.commit().await?;
-        Ok(limits::most_constrained(windows, &used, 0))
+        Ok(used)
     }
 
-    async fn enqueue(&self, s: &NewSession, capacity: u64) -> StoreResult<Enqueued> {
+    async fn enqueue(
+        &self,
+        s: &NewSession,
+        capacity: u64,
+        charge: Option<&[Window]>,
+    ) -> StoreResult<Enqueued> {
         let mut tx = self.write().await?;
+        let quota = match charge {
+            Some(windows) => match charge_in(&mut tx, &s.key_id, windows).await? {
+                Decision::Allowed(q) => Some(q),
+                // Dropping the transaction rolls it back: nothing was counted.
+                Decision::Refused(q) => return Ok(Enqueued::RateLimited(q)),
+            },
+            None => None,
+        };
         let depth: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
             .fetch_one(&mut *tx)
             .await?;
@@ -245,7 +268,7 @@ impl Store for SqliteStore {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(Enqueued::Accepted)
+        Ok(Enqueued::Accepted(quota))
     }
 
     async fn session(&self, id: &str, org_id: &str) -> StoreResult<Option<SessionRecord>> {

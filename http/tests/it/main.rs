@@ -1,3 +1,4 @@
 //! Integration tests for `undertone-http`, linked into one binary.
 
+mod api;
 mod cli;

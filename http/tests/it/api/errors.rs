@@ -1,0 +1,321 @@
+//! Every error code in the envelope `{"error": {"code", "message"}}`, as JSON.
+
+use axum::body::Body;
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+use undertone_http::keys::Scope;
+use undertone_http::limits::Plan;
+
+use super::{
+    HOUR_END, Reply, Service, assert_error, assert_error_with, assert_no_quota, assert_quota,
+    drift_body, refund, request, unknown_id,
+};
+
+const NOT_A_ROUTE: &str = "no such route; the API lives under /api/v1";
+
+#[tokio::test]
+async fn an_empty_events_list_is_a_validation_error_naming_events() {
+    let svc = Service::new().await;
+    let reply = svc
+        .post(
+            "/api/v1/ingest",
+            &json!({"deployment_id": "acme-support-bot", "events": []}),
+        )
+        .await;
+    assert_error_with(
+        &reply,
+        StatusCode::BAD_REQUEST,
+        json!({
+            "code": "VALIDATION_ERROR",
+            "message": "events: must hold 1 to 5000 events, got 0",
+            "details": [{"path": "events", "message": "must hold 1 to 5000 events, got 0"}],
+        }),
+    );
+    assert_quota(&reply, 1000, 999, HOUR_END);
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[tokio::test]
+async fn malformed_json_is_a_validation_error_naming_the_body() {
+    let svc = Service::new().await;
+    for route in ["/api/v1/ingest", "/api/v1/drift"] {
+        let reply = svc
+            .send(request(
+                Method::POST,
+                route,
+                Some(&svc.key),
+                Some("application/json"),
+                Body::from(r#"{"deployment_id": "acme", "events": ["#),
+            ))
+            .await;
+        let message = "is not valid JSON: EOF while parsing a list at line 1 column 37";
+        assert_error_with(
+            &reply,
+            StatusCode::BAD_REQUEST,
+            json!({
+                "code": "VALIDATION_ERROR",
+                "message": format!("body: {message}"),
+                "details": [{"path": "body", "message": message}],
+            }),
+        );
+    }
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[tokio::test]
+async fn a_body_over_16_mib_is_a_validation_error_not_413() {
+    let svc = Service::new().await;
+    let limit = 16 * 1024 * 1024;
+    // A JSON string that makes the whole body one byte too large.
+    let mut body = br#"{"deployment_id": "acme", "events": [], "pad": ""#.to_vec();
+    let tail = br#""}"#;
+    body.resize(limit + 1 - tail.len(), b'x');
+    body.extend_from_slice(tail);
+    assert_eq!(body.len(), limit + 1);
+    let reply = svc
+        .send(request(
+            Method::POST,
+            "/api/v1/ingest",
+            Some(&svc.key),
+            Some("application/json"),
+            Body::from(body),
+        ))
+        .await;
+    assert_error(
+        &reply,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_ERROR",
+        "body: the request body is larger than 16 MiB",
+    );
+    assert_quota(&reply, 1000, 999, HOUR_END);
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_is_415() {
+    let svc = Service::new().await;
+    let body = serde_json::to_vec(&refund()).expect("serialisable");
+    for route in ["/api/v1/ingest", "/api/v1/drift"] {
+        let plain = svc
+            .send(request(
+                Method::POST,
+                route,
+                Some(&svc.key),
+                Some("text/plain"),
+                Body::from(body.clone()),
+            ))
+            .await;
+        assert_error(
+            &plain,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "the body must be JSON sent as `Content-Type: application/json`; \
+             got Content-Type `text/plain`",
+        );
+        // Authenticated, so counted: the drift route reports its drift window.
+        let limit = if route.ends_with("/drift") { 10 } else { 1000 };
+        assert_eq!(plain.int("x-ratelimit-limit"), limit, "{plain:?}");
+
+        let missing = svc
+            .send(request(
+                Method::POST,
+                route,
+                Some(&svc.key),
+                None,
+                Body::from(body.clone()),
+            ))
+            .await;
+        assert_error(
+            &missing,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "the body must be JSON sent as `Content-Type: application/json`; \
+             got no Content-Type",
+        );
+    }
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[tokio::test]
+async fn json_with_parameters_or_a_json_suffix_is_accepted() {
+    let svc = Service::new().await;
+    let body = serde_json::to_vec(&refund()).expect("serialisable");
+    for content_type in [
+        "application/json; charset=utf-8",
+        "application/vnd.api+json",
+    ] {
+        let reply = svc
+            .send(request(
+                Method::POST,
+                "/api/v1/ingest",
+                Some(&svc.key),
+                Some(content_type),
+                Body::from(body.clone()),
+            ))
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::ACCEPTED,
+            "{content_type}: {reply:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_route_is_404_with_or_without_a_key() {
+    let svc = Service::new().await;
+    for path in ["/nope", "/api/v1/nope", "/api/v2/ingest", "/"] {
+        let anonymous = svc.get_as(path, None).await;
+        assert_error(&anonymous, StatusCode::NOT_FOUND, "NOT_FOUND", NOT_A_ROUTE);
+        assert_no_quota(&anonymous);
+        let keyed = svc.get(path).await;
+        assert_error(&keyed, StatusCode::NOT_FOUND, "NOT_FOUND", NOT_A_ROUTE);
+        let posted = svc.post(path, &refund()).await;
+        assert_error(&posted, StatusCode::NOT_FOUND, "NOT_FOUND", NOT_A_ROUTE);
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_or_malformed_session_id_is_404() {
+    let svc = Service::new().await;
+    for (route, what) in [
+        ("/api/v1/intelligence", "session not found"),
+        ("/api/v1/drift", "drift session not found"),
+    ] {
+        for id in [
+            unknown_id(),
+            "not-a-uuid".to_owned(),
+            "00000000-0000-0000-0000-00000000000g".to_owned(),
+            "%27%20OR%201%3D1".to_owned(),
+        ] {
+            let reply = svc.get(&format!("{route}/{id}")).await;
+            assert_error(&reply, StatusCode::NOT_FOUND, "NOT_FOUND", what);
+            assert_eq!(reply.header("x-ratelimit-limit"), Some("1000"));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_session_is_only_found_through_its_own_kind_of_route() {
+    let svc = Service::new().await;
+    let ingest = svc.ingest(&refund()).await;
+    let drift = svc.drift(&drift_body()).await;
+
+    let reply = svc.get(&format!("/api/v1/intelligence/{drift}")).await;
+    assert_error(
+        &reply,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "session not found",
+    );
+    let reply = svc
+        .get(&format!("/api/v1/intelligence/{drift}?view=condensed"))
+        .await;
+    assert_error(
+        &reply,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "session not found",
+    );
+    let reply = svc.get(&format!("/api/v1/drift/{ingest}")).await;
+    assert_error(
+        &reply,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "drift session not found",
+    );
+
+    // Each through its own route.
+    assert_eq!(
+        svc.get(&format!("/api/v1/intelligence/{ingest}"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        svc.get(&format!("/api/v1/drift/{drift}")).await.status,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn another_orgs_drift_session_is_404() {
+    let svc = Service::new().await;
+    let id = svc.drift(&drift_body()).await;
+    let (_, other) = svc.issue("org-b", Scope::ReadWrite, Plan::default()).await;
+    let reply = svc
+        .get_as(&format!("/api/v1/drift/{id}"), Some(&other))
+        .await;
+    assert_error(
+        &reply,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "drift session not found",
+    );
+}
+
+/// A 405: the envelope, the `Allow` header, and a message that names the method.
+#[track_caller]
+fn assert_method_not_allowed(reply: &Reply, method: &Method, allow: &str) {
+    assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{reply:?}");
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.header("allow"), Some(allow), "{reply:?}");
+    let body = reply.json();
+    let error = body["error"].as_object().expect("error envelope");
+    let mut keys: Vec<&str> = error.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["code", "message"], "{reply:?}");
+    assert_eq!(error["code"], json!("METHOD_NOT_ALLOWED"));
+    let message = error["message"].as_str().expect("message is text");
+    assert_eq!(
+        message,
+        format!(
+            "{method} is not allowed on this route; the Allow header lists the methods it accepts"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_method_is_405_with_allow() {
+    let svc = Service::new().await;
+    let id = unknown_id();
+    let intelligence = format!("/api/v1/intelligence/{id}");
+    let drift_read = format!("/api/v1/drift/{id}");
+    for (method, path, allow) in [
+        (Method::DELETE, "/api/v1/ingest", "POST"),
+        (Method::GET, "/api/v1/ingest", "POST"),
+        (Method::PUT, "/api/v1/drift", "POST"),
+        (Method::POST, intelligence.as_str(), "GET,HEAD"),
+        (Method::DELETE, drift_read.as_str(), "GET,HEAD"),
+    ] {
+        let reply = svc
+            .send(request(
+                method.clone(),
+                path,
+                Some(&svc.key),
+                Some("application/json"),
+                Body::from("{}"),
+            ))
+            .await;
+        assert_method_not_allowed(&reply, &method, allow);
+        assert_eq!(reply.int("x-ratelimit-limit"), 1000, "{reply:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_method_on_a_keyless_route_is_405_with_allow() {
+    let svc = Service::new().await;
+    for path in ["/api/v1/openapi", "/api/v1/healthz"] {
+        let reply = svc
+            .send(request(
+                Method::POST,
+                path,
+                None,
+                Some("application/json"),
+                Body::from("{}"),
+            ))
+            .await;
+        assert_method_not_allowed(&reply, &Method::POST, "GET,HEAD");
+        assert_no_quota(&reply);
+    }
+}

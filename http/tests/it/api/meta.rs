@@ -1,0 +1,73 @@
+//! `GET /api/v1/openapi` and `GET /api/v1/healthz`: no key needed.
+
+use axum::http::StatusCode;
+use serde_json::json;
+use undertone_core::score::SCORER_VERSION;
+
+use super::{Service, assert_no_quota, drift_body, refund};
+
+#[tokio::test]
+async fn openapi_needs_no_key_and_is_an_openapi_3_1_document() {
+    let svc = Service::new().await;
+    let reply = svc.get_as("/api/v1/openapi", None).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_no_quota(&reply);
+    let doc = reply.json();
+    assert_eq!(doc["openapi"], json!("3.1.0"));
+    let paths = doc["paths"].as_object().expect("paths");
+    for path in [
+        "/api/v1/ingest",
+        "/api/v1/intelligence/{session_id}",
+        "/api/v1/drift",
+        "/api/v1/drift/{session_id}",
+        "/api/v1/openapi",
+        "/api/v1/healthz",
+    ] {
+        assert!(
+            paths.contains_key(path),
+            "{path} missing from {:?}",
+            paths.keys()
+        );
+    }
+
+    // A bad key does not matter where no key is needed.
+    let bad = svc
+        .get_as("/api/v1/openapi", Some("ut_live_not-a-key"))
+        .await;
+    assert_eq!(bad.status, StatusCode::OK, "{bad:?}");
+    assert_eq!(bad.body, reply.body);
+    let bad = svc
+        .get_as("/api/v1/healthz", Some("ut_live_not-a-key"))
+        .await;
+    assert_eq!(bad.status, StatusCode::OK, "{bad:?}");
+
+    // With a key it is the same document.
+    let keyed = svc.get("/api/v1/openapi").await;
+    assert_eq!(keyed.status, StatusCode::OK);
+    assert_eq!(keyed.body, reply.body);
+}
+
+#[tokio::test]
+async fn healthz_needs_no_key_and_counts_the_queued_jobs() {
+    let svc = Service::new().await;
+    let health = |depth: u64| json!({"status": "ok", "scorer_version": SCORER_VERSION, "queue_depth": depth});
+
+    let reply = svc.get_as("/api/v1/healthz", None).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_no_quota(&reply);
+    assert_eq!(reply.json(), health(0));
+
+    svc.ingest(&refund()).await;
+    svc.ingest(&refund()).await;
+    svc.drift(&drift_body()).await;
+    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), health(3));
+
+    assert!(svc.run_one().await);
+    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), health(2));
+    assert!(svc.run_one().await);
+    assert!(svc.run_one().await);
+    assert!(!svc.run_one().await);
+    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), health(0));
+}
