@@ -1,9 +1,12 @@
-//! The request body of a JSON route: content type checked, size limited, bytes kept
-//! for core's validator (which reports every violation with its field path).
+//! Extractors that answer with the error envelope: the request body of a JSON route
+//! (content type checked, size limited, bytes kept for core's validator, which reports
+//! every violation with its field path), path parameters and query strings.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
 
 use super::MAX_BODY_BYTES;
 use super::error::{ApiError, Code};
@@ -57,5 +60,48 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             }
         })?;
         Ok(JsonBody(bytes))
+    }
+}
+
+/// A path parameter; one that cannot be read (e.g. invalid percent-encoding) names no
+/// resource: 404.
+#[derive(Debug)]
+pub struct PathParam<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathParam<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(v)| PathParam(v))
+            .map_err(|e| {
+                ApiError::new(
+                    Code::NotFound,
+                    format!("no such resource: {}", e.body_text()),
+                )
+            })
+    }
+}
+
+/// Query parameters; a query string that does not fit (a repeated or mistyped
+/// parameter) is a 400 with the envelope.
+#[derive(Debug)]
+pub struct QueryParams<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(v)| QueryParams(v))
+            .map_err(|e| {
+                let detail = e.body_text();
+                let detail = detail
+                    .strip_prefix("Failed to deserialize query string: ")
+                    .unwrap_or(&detail);
+                ApiError::new(Code::ValidationError, format!("query: {detail}"))
+            })
     }
 }

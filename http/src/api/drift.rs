@@ -1,7 +1,7 @@
 //! `POST /drift` and `GET /drift/{session_id}`: significance-tested comparison of two
 //! periods, run as a session (DESIGN.md §6).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -12,7 +12,7 @@ use undertone_core::validate;
 use utoipa::ToSchema;
 
 use super::auth::rate_limited;
-use super::body::JsonBody;
+use super::body::{JsonBody, PathParam};
 use super::error::{ApiError, ErrorEnvelope};
 use super::ingest::queue_full;
 use super::openapi::DriftRequestDoc;
@@ -232,7 +232,7 @@ pub(super) async fn start(
 pub(super) async fn read(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(session_id): Path<String>,
+    PathParam(session_id): PathParam<String>,
 ) -> Result<Json<DriftView>, ApiError> {
     let s = load(&state, &caller, &session_id, SessionKind::Drift).await?;
     let labels: Labels = s

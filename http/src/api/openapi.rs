@@ -9,7 +9,7 @@ use super::drift::{DriftAccepted, DriftView};
 use super::error::{Code, Detail, ErrorBody, ErrorEnvelope};
 use super::ingest::IngestAccepted;
 use super::meta::Health;
-use super::sessions::{CondensedView, SessionView, ViewName};
+use super::sessions::{CondensedView, IntelligenceView, SessionView, ViewName};
 use crate::store::SessionStatus;
 
 /// One turn of a conversation, as sent (DESIGN.md §2).
@@ -27,10 +27,12 @@ pub struct EventDoc {
     )]
     pub actor_id: String,
     /// The message text: 1–32768 bytes of UTF-8 after trimming, no NUL.
+    // Whitespace as Rust's `char::is_whitespace` has it (JSON Schema's `\s` lacks
+    // U+0085 and has U+FEFF), so the schema and the validator agree.
     #[schema(
         min_length = 1,
         max_length = 32768,
-        pattern = r"^[^\u0000]*[^\s\u0000][^\u0000]*$"
+        pattern = r"^[^\u0000]*[^\u0000\t\n\u000B\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\u0000]*$"
     )]
     pub content: String,
     /// When the turn happened: RFC 3339 with an offset (normalised to UTC).
@@ -122,7 +124,11 @@ pub struct DriftRequestDoc {
     /// The compared period.
     pub after: PeriodDoc,
     /// Optional question; its dimensions are reported first.
-    #[schema(min_length = 1, max_length = 2000, pattern = r"\S")]
+    #[schema(
+        min_length = 1,
+        max_length = 2000,
+        pattern = r"[^\t\n\u000B\f\r \u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]"
+    )]
     pub question: Option<String>,
     /// Deployment the events come from (recognises AI turns by `actor_id`).
     #[schema(
@@ -173,7 +179,7 @@ impl Modify for BearerAuth {
     ),
     components(schemas(
         EventDoc, PipelineDoc, IngestRequestDoc, PeriodDoc, DriftRequestDoc, IngestAccepted,
-        SessionView, CondensedView, ViewName, SessionStatus, DriftAccepted, DriftView, ErrorEnvelope,
+        SessionView, CondensedView, IntelligenceView, ViewName, SessionStatus, DriftAccepted, DriftView, ErrorEnvelope,
         ErrorBody, Detail, Code, Health,
     )),
     modifiers(&BearerAuth),

@@ -1,6 +1,6 @@
 //! `GET /intelligence/{session_id}`: a session, full or condensed.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
 
+use super::body::{PathParam, QueryParams};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::{AppState, Caller};
 use crate::store::{SessionKind, SessionRecord, SessionStatus, StoreError};
@@ -59,6 +60,7 @@ pub struct SessionView {
         "direction": "higher_is_worse", "confidence": 0.7, "evidence": []}},
     "key_finding": "Frustration builds across repeated refund questions.",
     "falsifiable": true, "recommendation": "Offer a human handoff when a customer asks twice."}))]
+#[serde(deny_unknown_fields)]
 pub struct CondensedView {
     /// The session.
     #[schema(format = Uuid)]
@@ -82,6 +84,17 @@ pub struct CondensedView {
 
 fn received() -> SessionStatus {
     SessionStatus::Received
+}
+
+/// What `GET /intelligence/{session_id}` answers: the full session, or the condensed
+/// view with `view=condensed`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum IntelligenceView {
+    /// `view=full` (the default).
+    Full(SessionView),
+    /// `view=condensed`.
+    Condensed(CondensedView),
 }
 
 /// Which shape to return.
@@ -112,8 +125,8 @@ pub enum ViewName {
         ("view" = Option<ViewName>, Query, description = "`full` (default) or `condensed`"),
     ),
     responses(
-        (status = 200, description = "The session (full view; `view=condensed` gives CondensedView)",
-            body = SessionView),
+        (status = 200, description = "The session: SessionView, or CondensedView with `view=condensed`",
+            body = IntelligenceView),
         (status = 400, description = "Unknown view", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 404, description = "No such session", body = ErrorEnvelope),
@@ -124,8 +137,8 @@ pub enum ViewName {
 pub(super) async fn intelligence(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
-    Path(session_id): Path<String>,
-    Query(query): Query<ViewQuery>,
+    PathParam(session_id): PathParam<String>,
+    QueryParams(query): QueryParams<ViewQuery>,
 ) -> Result<Response, ApiError> {
     let condensed = match query.view.as_deref() {
         None | Some("full") => false,
@@ -138,11 +151,12 @@ pub(super) async fn intelligence(
         }
     };
     let s = load(&state, &caller, &session_id, SessionKind::Ingest).await?;
-    Ok(if condensed {
-        Json(condensed_view(&s)?).into_response()
+    let view = if condensed {
+        IntelligenceView::Condensed(condensed_view(&s)?)
     } else {
-        Json(session_view(s)?).into_response()
-    })
+        IntelligenceView::Full(session_view(s)?)
+    };
+    Ok(Json(view).into_response())
 }
 
 /// A session of the caller's organisation, of `kind`; 404 otherwise.

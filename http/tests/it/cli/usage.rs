@@ -106,6 +106,9 @@ fn help_lists_every_subcommand() {
             "  score          Score every human turn of an input file and print the result",
             "  eval           Measure the scores against labelled conversations (AUROC, Spearman, ECE)",
             "  drift          Score two periods (e.g. two model versions) and test each dimension for a significant change: Mann-Whitney U, Hodges–Lehmann shift, Holm-adjusted",
+            "  serve          Run the REST service (SQLite by default); prints a key on first start",
+            "  keys           Create, list and revoke API keys",
+            "  openapi        Print the OpenAPI 3.1 document of the REST API (what `spec/openapi.json` holds)",
             "  help           Print this message or the help of the given subcommand(s)",
         ]
     );

@@ -1,0 +1,635 @@
+//! `undertone serve` as a process: acknowledged ingests survive `kill -9` and SIGTERM,
+//! each is scored exactly once, and the database never holds a plaintext key
+//! (DESIGN.md §5 and §7).
+//!
+//! The server runs with two workers and two-second leases on a SQLite file in a
+//! temporary directory; requests go over plain TCP with the small HTTP/1.1 client
+//! below (`Connection: close`, one request per connection).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sqlx::ConnectOptions;
+use sqlx::sqlite::SqliteConnectOptions;
+
+/// How long a server may take to print its listening line.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the restarted server may take to complete every acknowledged session.
+const COMPLETE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a server may take to exit after SIGTERM.
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Copies of the example's conversations in one request (20 events each), so that
+/// scoring a request takes a moment and a backlog builds up behind two workers.
+const COPIES: usize = 20;
+/// Ingests sent per round, and concurrent clients sending them.
+const ROUND: usize = 60;
+const CLIENTS: usize = 4;
+/// Rounds at most before giving up on building a backlog.
+const MAX_ROUNDS: usize = 5;
+/// Of the last `TAIL` acknowledged sessions, at least `BACKLOG` must not be complete
+/// when the server is stopped, so the restart has work to recover.
+const TAIL: usize = 5;
+const BACKLOG: usize = 3;
+/// `ut_live_` and 32 random characters and a 6-character checksum.
+const KEY_LEN: usize = 46;
+/// Characters of a key kept in the database for display.
+const DISPLAY_LEN: usize = 12;
+/// A longer prefix that must never be stored: `ut_live_` and 20 characters.
+const SECRET_PREFIX_LEN: usize = 28;
+
+/// A running `undertone serve`; killed (SIGKILL) and reaped when dropped, so no test
+/// exit path leaves a server behind.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    /// The key printed on first start with an empty database.
+    key: Option<String>,
+    /// Everything the server wrote to stderr so far (its log).
+    log: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `undertone serve` on `database`; returns once it listens.
+    fn start(database: &str) -> Server {
+        let child = Command::new(env!("CARGO_BIN_EXE_undertone"))
+            .args([
+                "serve",
+                "--addr",
+                "127.0.0.1:0",
+                "--database",
+                database,
+                "--workers",
+                "2",
+                "--lease-seconds",
+                "2",
+            ])
+            .env("RUST_LOG", "info,sqlx=warn")
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("RUST_LIB_BACKTRACE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("undertone serve starts");
+        let mut server = Server {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            key: None,
+            log: Arc::new(Mutex::new(String::new())),
+        };
+
+        let stderr = server.child.stderr.take().expect("stderr is piped");
+        let log = Arc::clone(&server.log);
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+
+        // Lines of stdout go through a channel so that waiting for them is bounded;
+        // the thread keeps draining stdout after the listening line.
+        let stdout = server.child.stdout.take().expect("stdout is piped");
+        let (lines, received) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let _ = lines.send(line);
+            }
+        });
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut printed = String::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match received.recv_timeout(left) {
+                Ok(line) => line,
+                Err(e) => panic!(
+                    "the server did not print its listening line ({e:?}); stdout:\n{printed}\n\
+                     stderr:\n{}",
+                    server.log()
+                ),
+            };
+            printed.push_str(&line);
+            printed.push('\n');
+            let trimmed = line.trim();
+            if trimmed.starts_with("ut_live_") {
+                server.key = Some(trimmed.to_owned());
+            }
+            if let Some(rest) = line.strip_prefix("undertone: listening on http://") {
+                let addr = rest.split(' ').next().unwrap_or_default();
+                server.addr = addr
+                    .parse()
+                    .unwrap_or_else(|e| panic!("bad listening address `{addr}`: {e}"));
+                return server;
+            }
+        }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// `kill -9`: no chance to finish anything.
+    fn kill_9(&mut self) {
+        self.child.kill().expect("the server can be killed");
+        self.child.wait().expect("the killed server is reaped");
+    }
+
+    /// SIGTERM, then waits (bounded) for the exit status.
+    fn terminate(&mut self) -> ExitStatus {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("`kill` runs");
+        assert!(sent.success(), "kill -TERM failed: {sent}");
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the server can be polled") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit within {STOP_TIMEOUT:?} of SIGTERM; log:\n{}",
+                self.log()
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Fails the test when the server's log shows a panic.
+    fn assert_no_panic(&self) {
+        let log = self.log();
+        assert!(!log.contains("panicked"), "the server panicked:\n{log}");
+    }
+}
+
+/// One HTTP response.
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "the body is not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+/// Sends one request on a fresh connection and reads the whole response.
+fn request(addr: SocketAddr, method: &str, path: &str, key: &str, body: Option<&[u8]>) -> Response {
+    let mut stream = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("read timeout can be set");
+    stream
+        .set_write_timeout(Some(Duration::from_secs(60)))
+        .expect("write timeout can be set");
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\
+         Accept: application/json\r\nConnection: close\r\n"
+    );
+    if let Some(body) = body {
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream
+        .write_all(head.as_bytes())
+        .expect("request head is sent");
+    if let Some(body) = body {
+        stream.write_all(body).expect("request body is sent");
+    }
+    let mut raw = Vec::new();
+    stream
+        .read_to_end(&mut raw)
+        .unwrap_or_else(|e| panic!("{method} {path}: reading the response: {e}"));
+    parse_response(&raw).unwrap_or_else(|| {
+        panic!(
+            "{method} {path}: malformed response: {}",
+            String::from_utf8_lossy(&raw)
+        )
+    })
+}
+
+/// Parses a whole HTTP/1.1 response (`Content-Length`, chunked, or up to close).
+fn parse_response(raw: &[u8]) -> Option<Response> {
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&raw[..end]).ok()?;
+    let rest = &raw[end + 4..];
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let mut chunked = false;
+    let mut length = None;
+    for line in lines {
+        let (name, value) = line.split_once(':')?;
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked = value.eq_ignore_ascii_case("chunked");
+        } else if name.eq_ignore_ascii_case("content-length") {
+            length = Some(value.parse::<usize>().ok()?);
+        }
+    }
+    let body = if chunked {
+        dechunk(rest)?
+    } else if let Some(n) = length {
+        rest.get(..n)?.to_vec()
+    } else {
+        rest.to_vec()
+    };
+    Some(Response { status, body })
+}
+
+fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n")?;
+        let size_text = std::str::from_utf8(&data[..line_end]).ok()?;
+        let size_text = size_text.split(';').next()?.trim();
+        let size = usize::from_str_radix(size_text, 16).ok()?;
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return Some(body);
+        }
+        body.extend_from_slice(data.get(..size)?);
+        data = data.get(size + 2..)?;
+    }
+}
+
+/// The support example's conversations `COPIES` times over, each copy with its own
+/// conversation ids.
+fn big_body() -> Vec<u8> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-refund-goes-wrong.json");
+    let text = fs::read_to_string(&path).expect("the example is readable");
+    let mut request: Value = serde_json::from_str(&text).expect("the example is JSON");
+    let events = request["events"]
+        .as_array()
+        .expect("events is an array")
+        .clone();
+    let mut copies = Vec::with_capacity(events.len() * COPIES);
+    for copy in 0..COPIES {
+        for event in &events {
+            let mut event = event.clone();
+            let id = event["conversation_id"]
+                .as_str()
+                .expect("conversation_id is a string");
+            event["conversation_id"] = Value::from(format!("{id}-copy{copy}"));
+            copies.push(event);
+        }
+    }
+    request["events"] = Value::from(copies);
+    serde_json::to_vec(&request).expect("the request serialises")
+}
+
+/// Sends `n` ingests of `body` from `CLIENTS` threads; returns the acknowledged
+/// session ids in the order their 202s arrived. Anything but 202 fails the test.
+fn ingest_concurrently(server: &Server, key: &str, body: &[u8], n: usize) -> Vec<String> {
+    let next = AtomicUsize::new(0);
+    let acked = Mutex::new(Vec::with_capacity(n));
+    thread::scope(|s| {
+        for _ in 0..CLIENTS {
+            s.spawn(|| {
+                while next.fetch_add(1, Ordering::SeqCst) < n {
+                    let r = request(server.addr, "POST", "/api/v1/ingest", key, Some(body));
+                    assert_eq!(
+                        r.status,
+                        202,
+                        "ingest: {}",
+                        String::from_utf8_lossy(&r.body)
+                    );
+                    let json = r.json();
+                    assert_eq!(json["status"], "received", "{json}");
+                    let id = json["session_id"]
+                        .as_str()
+                        .expect("session_id is a string")
+                        .to_owned();
+                    acked.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+                }
+            });
+        }
+    });
+    acked.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A session's status, from `GET /intelligence/{id}?view=condensed`.
+fn status(server: &Server, key: &str, id: &str) -> String {
+    let r = request(
+        server.addr,
+        "GET",
+        &format!("/api/v1/intelligence/{id}?view=condensed"),
+        key,
+        None,
+    );
+    assert_eq!(
+        r.status,
+        200,
+        "GET {id}: {}",
+        String::from_utf8_lossy(&r.body)
+    );
+    let json = r.json();
+    json["status"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no status in {json}"))
+        .to_owned()
+}
+
+/// Ingests in rounds until at least `BACKLOG` of the last `TAIL` acknowledged
+/// sessions are not complete yet; returns every acknowledged id.
+fn ingest_with_backlog(server: &Server, key: &str) -> Vec<String> {
+    let body = big_body();
+    let mut acked = Vec::new();
+    for _ in 0..MAX_ROUNDS {
+        acked.extend(ingest_concurrently(server, key, &body, ROUND));
+        let waiting = acked[acked.len() - TAIL..]
+            .iter()
+            .filter(|id| status(server, key, id) != "complete")
+            .count();
+        if waiting >= BACKLOG {
+            return acked;
+        }
+    }
+    panic!(
+        "after {} ingests the two workers had caught up; no backlog to recover",
+        acked.len()
+    );
+}
+
+/// Polls until every session in `ids` is `complete`, at most `COMPLETE_TIMEOUT`.
+/// Jobs run in ingest order, so only the oldest unfinished session is polled.
+fn wait_all_complete(server: &Server, key: &str, ids: &[String]) {
+    let deadline = Instant::now() + COMPLETE_TIMEOUT;
+    let mut pending: VecDeque<&String> = ids.iter().collect();
+    while let Some(id) = pending.front() {
+        let now = status(server, key, id);
+        match now.as_str() {
+            "complete" => {
+                pending.pop_front();
+            }
+            "failed" => panic!("session {id} failed; log:\n{}", server.log()),
+            _ => {
+                assert!(
+                    Instant::now() < deadline,
+                    "{} of {} acknowledged sessions still not complete after {COMPLETE_TIMEOUT:?} \
+                     (first: {id}, {now}); log:\n{}",
+                    pending.len(),
+                    ids.len(),
+                    server.log()
+                );
+                thread::sleep(Duration::from_millis(200));
+            }
+        }
+    }
+}
+
+/// What the database holds once the server has stopped.
+struct Stored {
+    /// Session id → (status, completions).
+    sessions: BTreeMap<String, (String, i64)>,
+    jobs: i64,
+    leased_jobs: i64,
+}
+
+/// Reads the sessions and jobs of the (stopped) server's database.
+fn read_database(url: &str) -> Stored {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        let mut conn = SqliteConnectOptions::from_str(url)
+            .expect("the database URL parses")
+            .connect()
+            .await
+            .expect("the database opens");
+        let rows: Vec<(String, String, i64)> =
+            sqlx::query_as("SELECT id, status, completions FROM sessions")
+                .fetch_all(&mut conn)
+                .await
+                .expect("sessions can be read");
+        let jobs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
+            .fetch_one(&mut conn)
+            .await
+            .expect("jobs can be counted");
+        let leased_jobs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE leased = 1")
+            .fetch_one(&mut conn)
+            .await
+            .expect("leased jobs can be counted");
+        Stored {
+            sessions: rows
+                .into_iter()
+                .map(|(id, status, completions)| (id, (status, completions)))
+                .collect(),
+            jobs,
+            leased_jobs,
+        }
+    })
+}
+
+/// Every acknowledged session is complete, scored exactly once, and nothing else
+/// is stored or queued.
+fn assert_each_completed_once(url: &str, acked: &[String]) {
+    let stored = read_database(url);
+    for id in acked {
+        let (status, completions) = stored
+            .sessions
+            .get(id)
+            .unwrap_or_else(|| panic!("acknowledged session {id} is not in the database"));
+        assert_eq!(status, "complete", "session {id}");
+        assert_eq!(
+            *completions, 1,
+            "session {id} was completed {completions} times"
+        );
+    }
+    assert_eq!(
+        stored.sessions.len(),
+        acked.len(),
+        "the database holds sessions that were never acknowledged"
+    );
+    assert_eq!(stored.jobs, 0, "jobs are left in the queue");
+}
+
+/// No file under `dir` holds `key` or its first `SECRET_PREFIX_LEN` characters; the
+/// display prefix is found, so the search reads the bytes the key row is in.
+fn assert_no_plaintext_key(dir: &Path, key: &str) {
+    let mut display_found = false;
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).expect("the temporary directory is readable") {
+        let path = entry.expect("a directory entry").path();
+        if !path.is_file() {
+            continue;
+        }
+        let bytes = fs::read(&path).expect("a database file is readable");
+        for needle in [key, &key[..SECRET_PREFIX_LEN]] {
+            assert!(
+                !contains(&bytes, needle.as_bytes()),
+                "{} holds `{needle}` in plain text",
+                path.display()
+            );
+        }
+        display_found |= contains(&bytes, &key.as_bytes()[..DISPLAY_LEN]);
+        files.push(path.display().to_string());
+    }
+    assert!(
+        display_found,
+        "the display prefix {} is in none of {files:?}; the search reads the wrong files",
+        &key[..DISPLAY_LEN]
+    );
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn assert_key_shape(key: &str) {
+    assert!(key.starts_with("ut_live_"), "{key}");
+    assert_eq!(key.len(), KEY_LEN, "{key}");
+}
+
+/// `kill -9` with jobs queued and in progress loses nothing acknowledged: after a
+/// restart on the same database every session completes exactly once (jobs whose
+/// worker died are retried when their lease expires), and no database file holds the
+/// plaintext key.
+#[test]
+fn kill_9_loses_no_acknowledged_ingest() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("u.db").display());
+
+    let mut first = Server::start(&url);
+    let key = first
+        .key
+        .clone()
+        .expect("the first start on an empty database prints a key");
+    assert_key_shape(&key);
+    let acked = ingest_with_backlog(&first, &key);
+    first.kill_9();
+    first.assert_no_panic();
+    drop(first);
+    // The key row is still in the write-ahead log here, as the kill left it.
+    assert_no_plaintext_key(dir.path(), &key);
+
+    let mut second = Server::start(&url);
+    assert_eq!(
+        second.key, None,
+        "a key is printed only for an empty database"
+    );
+    wait_all_complete(&second, &key, &acked);
+    let log = second.log();
+    eprintln!(
+        "{} sessions acknowledged; restart requeued jobs of the killed workers: {}",
+        acked.len(),
+        log.contains("leases expired")
+    );
+    let status = second.terminate();
+    assert!(
+        status.success(),
+        "exit after SIGTERM: {status}; log:\n{log}"
+    );
+    second.assert_no_panic();
+    drop(second);
+
+    assert_no_plaintext_key(dir.path(), &key);
+    assert_each_completed_once(&url, &acked);
+    assert_no_plaintext_key(dir.path(), &key);
+}
+
+/// SIGTERM with work queued: the server exits with status 0 leaving no job leased
+/// (each worker finishes the job it holds), and after a restart every acknowledged
+/// session completes exactly once.
+#[test]
+fn sigterm_exits_0_and_queued_work_completes_after_restart() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let url = format!("sqlite://{}", dir.path().join("u.db").display());
+
+    let mut first = Server::start(&url);
+    let key = first
+        .key
+        .clone()
+        .expect("the first start on an empty database prints a key");
+    assert_key_shape(&key);
+    let acked = ingest_with_backlog(&first, &key);
+    let stopped_at = Instant::now();
+    let status = first.terminate();
+    let stop_took = stopped_at.elapsed();
+    let log = first.log();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "exit after SIGTERM: {status}; log:\n{log}"
+    );
+    first.assert_no_panic();
+    drop(first);
+
+    let stored = read_database(&url);
+    assert_eq!(
+        stored.leased_jobs, 0,
+        "a graceful stop left jobs leased (they wait for lease expiry)"
+    );
+    let left: Vec<&String> = acked
+        .iter()
+        .filter(|id| stored.sessions.get(*id).map(|(s, _)| s.as_str()) != Some("complete"))
+        .collect();
+    for id in &left {
+        assert_eq!(
+            stored.sessions.get(*id).map(|(s, _)| s.as_str()),
+            Some("received"),
+            "after a graceful stop, session {id} is neither complete nor queued"
+        );
+    }
+    assert_eq!(
+        usize::try_from(stored.jobs).ok(),
+        Some(left.len()),
+        "every unfinished session keeps its job"
+    );
+    eprintln!(
+        "SIGTERM exit took {stop_took:?}; {} of {} acknowledged sessions left queued",
+        left.len(),
+        acked.len()
+    );
+
+    let mut second = Server::start(&url);
+    assert_eq!(
+        second.key, None,
+        "a key is printed only for an empty database"
+    );
+    wait_all_complete(&second, &key, &acked);
+    let status = second.terminate();
+    assert!(
+        status.success(),
+        "exit after SIGTERM: {status}; log:\n{}",
+        second.log()
+    );
+    second.assert_no_panic();
+    drop(second);
+
+    assert_each_completed_once(&url, &acked);
+    assert_no_plaintext_key(dir.path(), &key);
+}
