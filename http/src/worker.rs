@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use undertone_core::{drift, score, validate};
+use undertone_core::{IngestRequest, drift, score, validate};
 
 use crate::api::AppState;
 use crate::store::{Job, Outcome, SessionKind};
@@ -107,12 +107,19 @@ async fn process(state: &AppState, job: Job) {
     let session_id = job.session_id.clone();
     let kind = job.kind;
     let body = job.body.clone();
-    let outcome = tokio::task::spawn_blocking(move || outcome(kind, &session_id, &body))
-        .await
-        .unwrap_or_else(|e| {
-            tracing::error!(error = %e, session = %job.session_id, "scoring panicked");
-            Outcome::Failed("internal error while scoring; the failure has been logged".into())
-        });
+    let validated = match kind {
+        SessionKind::Ingest => state.handoff.take(&job.session_id),
+        SessionKind::Drift => None,
+    };
+    let outcome = tokio::task::spawn_blocking(move || match validated {
+        Some(request) => ingest_outcome(&request, &session_id),
+        None => outcome(kind, &session_id, &body),
+    })
+    .await
+    .unwrap_or_else(|e| {
+        tracing::error!(error = %e, session = %job.session_id, "scoring panicked");
+        Outcome::Failed("internal error while scoring; the failure has been logged".into())
+    });
     match state.store.finish(&job, &outcome, state.clock.now()).await {
         Ok(true) => {
             let status = match &outcome {
@@ -133,6 +140,28 @@ async fn process(state: &AppState, job: Job) {
     }
 }
 
+/// Scores a validated ingest request.
+fn ingest_outcome(request: &IngestRequest, session_id: &str) -> Outcome {
+    let result = score::score(request);
+    let i = &result.intelligence;
+    let serialised = (
+        serde_json::to_string(&result),
+        serde_json::to_string(&result.condensed(Some(session_id))),
+        serde_json::to_string(&i.plain_recommendations),
+        serde_json::to_value(i.archetype),
+    );
+    match serialised {
+        (Ok(full), Ok(condensed), Ok(recommendations), Ok(archetype)) => Outcome::Complete {
+            environment_type: archetype.as_str().map(str::to_owned),
+            plain_summary: i.plain_summary.clone(),
+            plain_recommendations: recommendations,
+            condensed: Some(condensed),
+            full_output: full,
+        },
+        _ => Outcome::Failed("the result could not be serialised".into()),
+    }
+}
+
 /// Scores a stored request. Pure: the same body gives the same outcome.
 pub fn outcome(kind: SessionKind, session_id: &str, body: &[u8]) -> Outcome {
     match kind {
@@ -144,29 +173,9 @@ pub fn outcome(kind: SessionKind, session_id: &str, body: &[u8]) -> Outcome {
                 allow_private_webhooks: true,
                 unlimited: false,
             };
-            let request = match validate::ingest_request_bytes(body, &options) {
-                Ok(r) => r,
-                Err(e) => return Outcome::Failed(format!("the stored request is invalid: {e}")),
-            };
-            let result = score::score(&request);
-            let i = &result.intelligence;
-            let serialised = (
-                serde_json::to_string(&result),
-                serde_json::to_string(&result.condensed(Some(session_id))),
-                serde_json::to_string(&i.plain_recommendations),
-                serde_json::to_value(i.archetype),
-            );
-            match serialised {
-                (Ok(full), Ok(condensed), Ok(recommendations), Ok(archetype)) => {
-                    Outcome::Complete {
-                        environment_type: archetype.as_str().map(str::to_owned),
-                        plain_summary: i.plain_summary.clone(),
-                        plain_recommendations: recommendations,
-                        condensed: Some(condensed),
-                        full_output: full,
-                    }
-                }
-                _ => Outcome::Failed("the result could not be serialised".into()),
+            match validate::ingest_request_bytes(body, &options) {
+                Ok(request) => ingest_outcome(&request, session_id),
+                Err(e) => Outcome::Failed(format!("the stored request is invalid: {e}")),
             }
         }
         SessionKind::Drift => {

@@ -1,5 +1,7 @@
 //! `POST /ingest`: validate, store session + events + job in one transaction, answer 202.
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -60,26 +62,31 @@ pub(super) async fn ingest(
     Extension(caller): Extension<Caller>,
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
+    // Refuse before parsing when the queue is already full; `enqueue` checks again
+    // inside its transaction.
+    if state.store.queue_depth().await? >= state.config.queue_capacity {
+        return Err(queue_full(&state));
+    }
     let options = validate::Options {
         allow_private_webhooks: state.config.allow_private_webhooks,
         unlimited: false,
     };
     let (checked, bytes) = tokio::task::spawn_blocking(move || {
-        let checked = validate::ingest_request_bytes(&bytes, &options)
-            .map(|r| (r.events.len(), r.deployment_id, r.webhook_url));
+        let checked = validate::ingest_request_bytes(&bytes, &options);
         (checked, bytes)
     })
     .await
     .map_err(ApiError::internal)?;
-    let (event_count, deployment_id, webhook_url) = checked?;
+    let request = Arc::new(checked?);
+    let event_count = request.events.len();
     let session = NewSession {
         id: uuid::Uuid::new_v4().to_string(),
         kind: SessionKind::Ingest,
         org_id: caller.key.org_id.clone(),
         key_id: caller.key.id.clone(),
-        deployment_id: Some(deployment_id),
+        deployment_id: Some(request.deployment_id.clone()),
         event_count,
-        webhook_url,
+        webhook_url: request.webhook_url.clone(),
         labels: None,
         body: Vec::from(bytes),
         created_at: state.clock.now(),
@@ -94,6 +101,7 @@ pub(super) async fn ingest(
         // Not charged here: the middleware counted the request already.
         Enqueued::RateLimited(_) => return Err(ApiError::internal("uncharged enqueue refused")),
     }
+    state.handoff.put(&session.id, request);
     state.wake.notify_one();
     let poll_url = format!("/api/v1/intelligence/{}", session.id);
     let body = IngestAccepted {

@@ -22,6 +22,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Notify;
 use tower_http::catch_panic::CatchPanicLayer;
+use undertone_core::IngestRequest;
 
 use crate::clock::Clock;
 use crate::store::Store;
@@ -69,6 +70,42 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Woken when a job is queued, so an idle worker starts at once.
     pub wake: Arc<Notify>,
+    /// Requests this process validated at ingest, by session id, so its workers need
+    /// not parse them again. Bounded; a job missing here is parsed from the database.
+    pub handoff: Arc<Handoff>,
+}
+
+/// Validated ingest requests passed from the handler to a worker in the same process.
+#[derive(Debug, Default)]
+pub struct Handoff(
+    std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Arc<IngestRequest>)>>,
+);
+
+impl Handoff {
+    /// Requests held at most; beyond this, workers parse from the database.
+    const CAPACITY: usize = 64;
+    /// Entries older than this are dropped (their job went to another process).
+    const MAX_AGE: Duration = Duration::from_secs(120);
+
+    /// Offers a validated request; dropped when the handoff is full.
+    pub fn put(&self, session_id: &str, request: Arc<IngestRequest>) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= Self::CAPACITY {
+            map.retain(|_, (at, _)| at.elapsed() < Self::MAX_AGE);
+        }
+        if map.len() < Self::CAPACITY {
+            map.insert(session_id.to_owned(), (std::time::Instant::now(), request));
+        }
+    }
+
+    /// Takes the request of a session, if this process still holds it.
+    pub fn take(&self, session_id: &str) -> Option<Arc<IngestRequest>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(session_id)
+            .map(|(_, r)| r)
+    }
 }
 
 impl AppState {
@@ -79,6 +116,7 @@ impl AppState {
             clock,
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
+            handoff: Arc::new(Handoff::default()),
         }
     }
 }

@@ -78,6 +78,13 @@ fn key_from_row(row: &SqliteRow) -> StoreResult<KeyRecord> {
     })
 }
 
+/// Decompresses a stored result.
+fn unpack(packed: &[u8]) -> StoreResult<String> {
+    let bytes = lz4_flex::decompress_size_prepended(packed)
+        .map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))
+}
+
 fn session_from_row(row: &SqliteRow) -> StoreResult<SessionRecord> {
     let completed: Option<String> = row.try_get("completed_at")?;
     let event_count: i64 = row.try_get("event_count")?;
@@ -96,7 +103,10 @@ fn session_from_row(row: &SqliteRow) -> StoreResult<SessionRecord> {
         plain_summary: row.try_get("plain_summary")?,
         plain_recommendations: row.try_get("plain_recommendations")?,
         condensed: row.try_get("condensed")?,
-        full_output: row.try_get("full_output")?,
+        full_output: match row.try_get::<Option<Vec<u8>>, _>("full_output_lz4")? {
+            Some(packed) => Some(unpack(&packed)?),
+            None => row.try_get("full_output")?,
+        },
         completions: row.try_get("completions")?,
     })
 }
@@ -396,7 +406,7 @@ impl Store for SqliteStore {
                 sqlx::query(
                     "UPDATE sessions SET status = 'complete', completed_at = ?, error = NULL, \
                      environment_type = ?, plain_summary = ?, plain_recommendations = ?, \
-                     condensed = ?, full_output = ?, completions = completions + 1 \
+                     condensed = ?, full_output_lz4 = ?, completions = completions + 1 \
                      WHERE id = ?",
                 )
                 .bind(format_time(&at))
@@ -404,7 +414,7 @@ impl Store for SqliteStore {
                 .bind(plain_summary)
                 .bind(plain_recommendations)
                 .bind(condensed)
-                .bind(full_output)
+                .bind(lz4_flex::compress_prepend_size(full_output.as_bytes()))
                 .bind(&job.session_id)
                 .execute(&mut *tx)
                 .await?;
