@@ -7,6 +7,7 @@ mod conversations;
 mod deployment_id;
 mod drift;
 mod json_lines;
+mod keys;
 mod limits;
 mod score;
 mod unreadable;

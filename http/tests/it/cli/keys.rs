@@ -1,0 +1,103 @@
+//! `undertone keys create|list|revoke` against a database file.
+
+use tempfile::TempDir;
+
+use super::run;
+
+fn database(dir: &TempDir) -> String {
+    format!("sqlite://{}/keys.db", dir.path().display())
+}
+
+/// The value after `label:` in `keys create` output.
+fn field<'a>(stdout: &'a str, label: &str) -> &'a str {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(label))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no {label} in {stdout}"))
+}
+
+#[test]
+fn create_list_and_revoke_a_key() {
+    let dir = TempDir::new().unwrap();
+    let db = database(&dir);
+    let created = run(
+        &[
+            "keys",
+            "create",
+            "--name",
+            "ci",
+            "--scope",
+            "read-only",
+            "--database",
+            &db,
+        ],
+        None,
+        None,
+    );
+    assert_eq!(created.code, Some(0), "{created:?}");
+    assert_eq!(
+        created.stderr,
+        "The key and the delivery secret are shown only this once.\n"
+    );
+    let id = field(&created.stdout, "id:");
+    let key = field(&created.stdout, "key:");
+    assert!(id.starts_with("key_") && id.len() == 36, "{id}");
+    assert!(key.starts_with("ut_live_") && key.len() == 46, "{key}");
+    assert_eq!(field(&created.stdout, "scope:"), "read-only");
+    assert_eq!(field(&created.stdout, "name:"), "ci");
+    assert!(field(&created.stdout, "delivery secret:").starts_with("whsec_"));
+
+    let listed = run(&["keys", "list", "--database", &db], None, None);
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let rows: Vec<&str> = listed.stdout.lines().collect();
+    assert_eq!(rows.len(), 2, "{}", listed.stdout);
+    let cells: Vec<&str> = rows[1].split_whitespace().collect();
+    assert_eq!(cells[0], id);
+    assert_eq!(cells[1], "ci");
+    assert_eq!(cells[2], "read-only");
+    assert_eq!(cells[3], format!("{}…", &key[..12]));
+    assert_eq!(cells[5], "-", "not revoked yet");
+    assert!(
+        !listed.stdout.contains(key),
+        "the list never shows a whole key"
+    );
+
+    let revoked = run(&["keys", "revoke", id, "--database", &db], None, None);
+    assert_eq!(revoked.code, Some(0), "{revoked:?}");
+    assert_eq!(revoked.stdout, format!("revoked {id}\n"));
+    let listed = run(&["keys", "list", "--database", &db], None, None);
+    let cells: Vec<String> = listed
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        cells[5].ends_with('Z') && cells[5].len() == 20,
+        "revoked at: {}",
+        cells[5]
+    );
+
+    // Revoking twice, or an unknown id, is an error.
+    let again = run(&["keys", "revoke", id, "--database", &db], None, None);
+    assert_eq!(again.code, Some(2));
+    assert_eq!(again.stderr, format!("error: no active key with id {id}\n"));
+}
+
+#[test]
+fn an_unsupported_database_url_is_a_clear_error() {
+    let out = run(
+        &["keys", "list", "--database", "mysql://localhost/u"],
+        None,
+        None,
+    );
+    assert_eq!(out.code, Some(1));
+    assert_eq!(
+        out.stderr,
+        "error: cannot open the database mysql://localhost/u: unsupported database URL \
+         `mysql://localhost/u`: expected sqlite://PATH\n"
+    );
+}
