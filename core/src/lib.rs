@@ -26,6 +26,7 @@ pub mod eval;
 pub mod features;
 pub mod schema;
 pub mod score;
+pub mod signature;
 pub mod stats;
 pub mod validate;
 
