@@ -114,7 +114,7 @@ pub fn verify_standard(
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| char::from(c).to_digit(16).map(|d| d as u8);
