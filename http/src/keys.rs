@@ -122,7 +122,8 @@ pub fn digests_equal(a: &[u8], b: &[u8]) -> bool {
 pub fn generate_secret() -> String {
     let bytes: [u8; 32] = rand::rng().random();
     format!(
-        "whsec_{}",
+        "{}{}",
+        undertone_core::signature::SECRET_PREFIX,
         base64::engine::general_purpose::STANDARD.encode(bytes)
     )
 }

@@ -51,10 +51,17 @@ impl Workers {
 pub async fn run_one(state: &AppState) -> Result<bool, crate::store::StoreError> {
     let lease_ms = i64::try_from(state.config.lease.as_millis()).unwrap_or(i64::MAX / 2);
     let now_ms = state.clock.now().timestamp_millis();
-    let (job, _) = state
+    let (job, reaped) = state
         .store
         .claim(now_ms, lease_ms, state.config.max_attempts)
         .await?;
+    if reaped.requeued + reaped.failed > 0 {
+        tracing::warn!(
+            requeued = reaped.requeued,
+            failed = reaped.failed,
+            "leases expired: jobs of lost workers were requeued or failed"
+        );
+    }
     match job {
         Some(job) => {
             process(state, job).await;
@@ -65,40 +72,19 @@ pub async fn run_one(state: &AppState) -> Result<bool, crate::store::StoreError>
 }
 
 async fn run(state: AppState, mut stopped: watch::Receiver<bool>) {
-    let lease_ms = i64::try_from(state.config.lease.as_millis()).unwrap_or(i64::MAX / 2);
     while !*stopped.borrow() {
-        let now_ms = state.clock.now().timestamp_millis();
-        match state
-            .store
-            .claim(now_ms, lease_ms, state.config.max_attempts)
-            .await
-        {
-            Ok((reaped_job, reaped)) => {
-                if reaped.requeued + reaped.failed > 0 {
-                    tracing::warn!(
-                        requeued = reaped.requeued,
-                        failed = reaped.failed,
-                        "leases expired: jobs of lost workers were requeued or failed"
-                    );
-                }
-                match reaped_job {
-                    Some(job) => process(&state, job).await,
-                    None => {
-                        tokio::select! {
-                            _ = state.wake.notified() => {}
-                            _ = tokio::time::sleep(POLL) => {}
-                            _ = stopped.changed() => {}
-                        }
-                    }
-                }
-            }
+        let pause = match run_one(&state).await {
+            Ok(true) => continue,
+            Ok(false) => POLL,
             Err(e) => {
                 tracing::error!(error = %e, "claiming a job failed");
-                tokio::select! {
-                    _ = tokio::time::sleep(BACKOFF) => {}
-                    _ = stopped.changed() => {}
-                }
+                BACKOFF
             }
+        };
+        tokio::select! {
+            _ = state.wake.notified() => {}
+            _ = tokio::time::sleep(pause) => {}
+            _ = stopped.changed() => {}
         }
     }
 }

@@ -2,8 +2,7 @@
 //! periods, run as a session (DESIGN.md §6).
 
 use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
@@ -11,14 +10,13 @@ use serde_json::Value;
 use undertone_core::validate;
 use utoipa::ToSchema;
 
-use super::auth::rate_limited;
 use super::body::{JsonBody, PathParam};
 use super::error::{ApiError, ErrorEnvelope};
-use super::ingest::queue_full;
 use super::openapi::DriftRequestDoc;
 use super::sessions::{load, time};
+use super::submit::{accepted, check_off_runtime, enqueue};
 use super::{AppState, Caller};
-use crate::store::{Enqueued, NewSession, SessionKind, SessionStatus};
+use crate::store::{NewSession, SessionKind, SessionStatus};
 
 pub(super) fn router() -> Router<AppState> {
     Router::new()
@@ -156,8 +154,8 @@ pub(super) async fn start(
     Extension(caller): Extension<Caller>,
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
-    let (checked, bytes) = tokio::task::spawn_blocking(move || {
-        let checked = validate::drift_request_bytes(&bytes).map(|r| {
+    let (checked, bytes) = check_off_runtime(bytes, |b| {
+        validate::drift_request_bytes(b).map(|r| {
             let count = r.before.events.len() + r.after.events.len();
             let labels = Labels {
                 before: r.before.label,
@@ -165,11 +163,9 @@ pub(super) async fn start(
                 question: r.question,
             };
             (count, labels, r.deployment_id)
-        });
-        (checked, bytes)
+        })
     })
-    .await
-    .map_err(ApiError::internal)?;
+    .await?;
     let (event_count, labels, deployment_id) = checked?;
     let session = NewSession {
         id: uuid::Uuid::new_v4().to_string(),
@@ -183,39 +179,17 @@ pub(super) async fn start(
         body: Vec::from(bytes),
         created_at: state.clock.now(),
     };
-    let quota = match state
-        .store
-        .enqueue(
-            &session,
-            state.config.queue_capacity,
-            caller.deferred.as_deref(),
-        )
-        .await?
-    {
-        Enqueued::Accepted(quota) => quota,
-        Enqueued::QueueFull => return Err(queue_full(&state)),
-        Enqueued::RateLimited(q) => {
-            let now = state.clock.now().timestamp();
-            return Ok(rate_limited(&caller.key, q, now, true));
-        }
+    let quota = match enqueue(&state, &caller, &session).await {
+        Ok(quota) => quota,
+        Err(refused) => return Ok(refused),
     };
-    state.wake.notify_one();
     let poll_url = format!("/api/v1/drift/{}", session.id);
     let body = DriftAccepted {
         session_id: session.id,
         status: SessionStatus::Received,
         poll_url: poll_url.clone(),
     };
-    let mut response = (
-        StatusCode::ACCEPTED,
-        [(header::LOCATION, poll_url)],
-        Json(body),
-    )
-        .into_response();
-    if let Some(q) = quota {
-        response.extensions_mut().insert(q);
-    }
-    Ok(response)
+    Ok(accepted(poll_url, body, quota))
 }
 
 /// Read a drift session.

@@ -3,19 +3,19 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::post;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Router};
 use serde::Serialize;
 use undertone_core::validate;
 use utoipa::ToSchema;
 
 use super::body::JsonBody;
-use super::error::{ApiError, Code, ErrorEnvelope};
+use super::error::{ApiError, ErrorEnvelope};
 use super::openapi::IngestRequestDoc;
+use super::submit::{accepted, check_off_runtime, enqueue, queue_full};
 use super::{AppState, Caller};
-use crate::store::{Enqueued, NewSession, SessionKind, SessionStatus};
+use crate::store::{NewSession, SessionKind, SessionStatus};
 
 pub(super) fn router() -> Router<AppState> {
     Router::new().route("/ingest", post(ingest))
@@ -71,12 +71,8 @@ pub(super) async fn ingest(
         allow_private_webhooks: state.config.allow_private_webhooks,
         unlimited: false,
     };
-    let (checked, bytes) = tokio::task::spawn_blocking(move || {
-        let checked = validate::ingest_request_bytes(&bytes, &options);
-        (checked, bytes)
-    })
-    .await
-    .map_err(ApiError::internal)?;
+    let (checked, bytes) =
+        check_off_runtime(bytes, move |b| validate::ingest_request_bytes(b, &options)).await?;
     let request = Arc::new(checked?);
     let event_count = request.events.len();
     let session = NewSession {
@@ -91,18 +87,11 @@ pub(super) async fn ingest(
         body: Vec::from(bytes),
         created_at: state.clock.now(),
     };
-    match state
-        .store
-        .enqueue(&session, state.config.queue_capacity, None)
-        .await?
-    {
-        Enqueued::Accepted(_) => {}
-        Enqueued::QueueFull => return Err(queue_full(&state)),
-        // Not charged here: the middleware counted the request already.
-        Enqueued::RateLimited(_) => return Err(ApiError::internal("uncharged enqueue refused")),
-    }
+    let quota = match enqueue(&state, &caller, &session).await {
+        Ok(quota) => quota,
+        Err(refused) => return Ok(refused),
+    };
     state.handoff.put(&session.id, request);
-    state.wake.notify_one();
     let poll_url = format!("/api/v1/intelligence/{}", session.id);
     let body = IngestAccepted {
         session_id: session.id,
@@ -110,22 +99,5 @@ pub(super) async fn ingest(
         status: SessionStatus::Received,
         poll_url: poll_url.clone(),
     };
-    Ok((
-        StatusCode::ACCEPTED,
-        [(header::LOCATION, poll_url)],
-        Json(body),
-    )
-        .into_response())
-}
-
-/// 503 with Retry-After.
-pub(super) fn queue_full(state: &AppState) -> ApiError {
-    ApiError::new(
-        Code::ServiceUnavailable,
-        format!(
-            "the queue is at capacity ({} jobs waiting); retry after {} s",
-            state.config.queue_capacity, state.config.queue_retry_after
-        ),
-    )
-    .retry_after(state.config.queue_retry_after)
+    Ok(accepted(poll_url, body, quota))
 }

@@ -10,6 +10,7 @@ mod ingest;
 mod meta;
 pub mod openapi;
 mod sessions;
+mod submit;
 
 use std::sync::Arc;
 use std::time::Duration;
