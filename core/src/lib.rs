@@ -24,6 +24,7 @@ pub mod drift;
 pub mod error;
 pub mod eval;
 pub mod features;
+pub mod monitor;
 pub mod schema;
 pub mod score;
 pub mod signature;

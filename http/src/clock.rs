@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, SubsecRound, TimeDelta, Utc};
 
 /// A source of the current time.
 pub trait Clock: Send + Sync + 'static {
@@ -11,13 +11,14 @@ pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> DateTime<Utc>;
 }
 
-/// The operating system's clock.
+/// The operating system's clock, to the millisecond (the precision times are stored
+/// and shown with).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> DateTime<Utc> {
-        Utc::now()
+        Utc::now().trunc_subsecs(3)
     }
 }
 

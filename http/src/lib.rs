@@ -7,4 +7,5 @@ pub mod clock;
 pub mod keys;
 pub mod limits;
 pub mod store;
+pub mod webhooks;
 pub mod worker;

@@ -5,14 +5,18 @@
 //! session fails with an error). Finishing checks the claim, so a worker whose lease
 //! ran out cannot overwrite the newer claim's result.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use undertone_core::monitor;
+use undertone_core::score::SessionIntelligence;
 use undertone_core::{IngestRequest, drift, score, validate};
 
 use crate::api::AppState;
-use crate::store::{Job, Outcome, SessionKind};
+use crate::store::{Effects, Job, Outcome, SessionKind};
+use crate::webhooks::emit;
 
 /// How often an idle worker looks for work it was not woken for (another process's
 /// jobs, expired leases).
@@ -97,22 +101,55 @@ async fn process(state: &AppState, job: Job) {
         SessionKind::Ingest => state.handoff.take(&job.session_id),
         SessionKind::Drift => None,
     };
-    let outcome = tokio::task::spawn_blocking(move || match validated {
-        Some(request) => ingest_outcome(&request, &session_id),
-        None => outcome(kind, &session_id, &body),
+    let scored = tokio::task::spawn_blocking(move || match kind {
+        SessionKind::Ingest => {
+            let request = match validated {
+                Some(r) => Ok(r),
+                None => parse_ingest(&body).map(Arc::new),
+            };
+            match request {
+                Ok(request) => {
+                    let result = score::score(&request);
+                    let outcome = ingest_outcome_of(&result, &session_id);
+                    (outcome, Some((request, result)))
+                }
+                Err(failed) => (failed, None),
+            }
+        }
+        SessionKind::Drift => (outcome(kind, &session_id, &body), None),
     })
-    .await
-    .unwrap_or_else(|e| {
+    .await;
+    let (outcome, scored) = scored.unwrap_or_else(|e| {
         tracing::error!(error = %e, session = %job.session_id, "scoring panicked");
-        Outcome::Failed("internal error while scoring; the failure has been logged".into())
+        (
+            Outcome::Failed("internal error while scoring; the failure has been logged".into()),
+            None,
+        )
     });
-    match state.store.finish(&job, &outcome, state.clock.now()).await {
+    let effects = match (&outcome, scored) {
+        (Outcome::Complete { .. }, Some((request, result))) => {
+            ingest_effects(state, &job, request, result).await
+        }
+        (Outcome::Failed(error), _) if kind == SessionKind::Ingest => {
+            emit::failure_effects(&job, error, state.clock.now())
+        }
+        _ => Effects::default(),
+    };
+    let queues_deliveries = !effects.events.is_empty();
+    match state
+        .store
+        .finish(&job, &outcome, &effects, state.clock.now())
+        .await
+    {
         Ok(true) => {
             let status = match &outcome {
                 Outcome::Complete { .. } => "complete",
                 Outcome::Failed(_) => "failed",
             };
-            tracing::info!(session = %job.session_id, kind = kind.as_str(), attempt = job.attempt, status, "job finished");
+            if queues_deliveries {
+                state.deliveries.notify_one();
+            }
+            tracing::info!(session = %job.session_id, kind = kind.as_str(), attempt = job.attempt, status, events = effects.events.len(), "job finished");
         }
         Ok(false) => tracing::warn!(
             session = %job.session_id,
@@ -126,12 +163,63 @@ async fn process(state: &AppState, job: Job) {
     }
 }
 
+/// What a completed ingest causes: history, events, deploy markers. A failure to read
+/// the history loses only the events that need it; the result and its
+/// `intelligence.ready` are still written.
+async fn ingest_effects(
+    state: &AppState,
+    job: &Job,
+    request: Arc<IngestRequest>,
+    result: SessionIntelligence,
+) -> Effects {
+    let org = job.org_id.clone();
+    let deployment = request.deployment_id.clone();
+    let points = monitor::points(&request, &result);
+    let deploys = state.store.deploys(&org, &deployment).await;
+    let from = emit::history_from(&points, deploys.as_deref().unwrap_or(&[]));
+    let prior = state.store.history(&org, &deployment, from, i64::MAX).await;
+    let (deploys, prior) = match (deploys, prior) {
+        (Ok(d), Ok(p)) => (d, p),
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::error!(error = %e, session = %job.session_id, "reading the deployment history failed; anomaly and outcome-shift checks skipped for this session");
+            (Vec::new(), Vec::new())
+        }
+    };
+    let job = job.clone();
+    let at = state.clock.now();
+    tokio::task::spawn_blocking(move || {
+        emit::ingest_effects(&job, &request, &result, &prior, &deploys, at)
+    })
+    .await
+    .unwrap_or_else(|e| {
+        tracing::error!(error = %e, "computing webhook events panicked");
+        Effects::default()
+    })
+}
+
+/// Parses a stored ingest body, or the failure to report.
+fn parse_ingest(body: &[u8]) -> Result<IngestRequest, Outcome> {
+    // The body passed the server's checks at ingest; the webhook URL rule does not
+    // matter for scoring, so a server restarted with other settings still scores what
+    // it acknowledged.
+    let options = validate::Options {
+        allow_private_webhooks: true,
+        unlimited: false,
+    };
+    validate::ingest_request_bytes(body, &options)
+        .map_err(|e| Outcome::Failed(format!("the stored request is invalid: {e}")))
+}
+
 /// Scores a validated ingest request.
 fn ingest_outcome(request: &IngestRequest, session_id: &str) -> Outcome {
-    let result = score::score(request);
+    ingest_outcome_of(&score::score(request), session_id)
+}
+
+/// The stored outcome of a scored ingest request.
+fn ingest_outcome_of(result: &SessionIntelligence, session_id: &str) -> Outcome {
     let i = &result.intelligence;
     let serialised = (
-        serde_json::to_string(&result),
+        serde_json::to_string(result),
         serde_json::to_string(&result.condensed(Some(session_id))),
         serde_json::to_string(&i.plain_recommendations),
         serde_json::to_value(i.archetype),
@@ -151,19 +239,10 @@ fn ingest_outcome(request: &IngestRequest, session_id: &str) -> Outcome {
 /// Scores a stored request. Pure: the same body gives the same outcome.
 pub fn outcome(kind: SessionKind, session_id: &str, body: &[u8]) -> Outcome {
     match kind {
-        SessionKind::Ingest => {
-            // The body passed the server's checks at ingest; the webhook URL rule does
-            // not matter for scoring, so a server restarted with other settings still
-            // scores what it acknowledged.
-            let options = validate::Options {
-                allow_private_webhooks: true,
-                unlimited: false,
-            };
-            match validate::ingest_request_bytes(body, &options) {
-                Ok(request) => ingest_outcome(&request, session_id),
-                Err(e) => Outcome::Failed(format!("the stored request is invalid: {e}")),
-            }
-        }
+        SessionKind::Ingest => match parse_ingest(body) {
+            Ok(request) => ingest_outcome(&request, session_id),
+            Err(failed) => failed,
+        },
         SessionKind::Drift => {
             let request = match validate::drift_request_bytes(body) {
                 Ok(r) => r,

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::monitor::ConversationPoint;
 use crate::score::conversation::ConversationResult;
 use crate::score::layer_z::Dimension;
 
@@ -144,21 +145,29 @@ pub fn ewma_alarms(series: &[f64]) -> Vec<Alarm> {
 
 /// Finds anomalies in every dimension of a deployment's scored conversations.
 pub fn detect(conversations: &[ConversationResult], bucketing: Bucketing) -> Vec<Anomaly> {
-    let mut scored: Vec<&ConversationResult> = conversations
+    let points: Vec<ConversationPoint> = conversations
         .iter()
-        .filter(|c| !c.turns.is_empty())
+        .map(|c| ConversationPoint::of(c, None))
         .collect();
+    detect_points(&points, bucketing)
+}
+
+/// Finds anomalies in every dimension of a deployment's history points: those with no
+/// human turn are skipped, the rest ordered by start time then id, and a bucket's value
+/// is the mean risk of its conversations.
+pub fn detect_points(points: &[ConversationPoint], bucketing: Bucketing) -> Vec<Anomaly> {
+    let mut scored: Vec<&ConversationPoint> = points.iter().filter(|p| p.human_turns > 0).collect();
     scored.sort_by(|a, b| {
         (a.started_at, &a.conversation_id).cmp(&(b.started_at, &b.conversation_id))
     });
-    let buckets: Vec<(String, Vec<&ConversationResult>)> = match bucketing {
+    let buckets: Vec<(String, Vec<&ConversationPoint>)> = match bucketing {
         Bucketing::Daily => {
-            let mut by_day: BTreeMap<String, Vec<&ConversationResult>> = BTreeMap::new();
-            for c in scored {
+            let mut by_day: BTreeMap<String, Vec<&ConversationPoint>> = BTreeMap::new();
+            for p in scored {
                 by_day
-                    .entry(c.started_at.format("%Y-%m-%d").to_string())
+                    .entry(p.started_at.format("%Y-%m-%d").to_string())
                     .or_default()
-                    .push(c);
+                    .push(p);
             }
             by_day.into_iter().collect()
         }
@@ -180,7 +189,7 @@ pub fn detect(conversations: &[ConversationResult], bucketing: Bucketing) -> Vec
     for d in Dimension::ALL {
         let series: Vec<f64> = buckets
             .iter()
-            .map(|(_, cs)| cs.iter().map(|c| c.layer_z.get(d).risk).sum::<f64>() / cs.len() as f64)
+            .map(|(_, ps)| ps.iter().map(|p| p.risk(d)).sum::<f64>() / ps.len() as f64)
             .collect();
         for a in ewma_alarms(&series) {
             let (label, cs) = &buckets[a.index];
@@ -250,6 +259,67 @@ mod tests {
     fn too_short_a_baseline_never_fires() {
         assert!(ewma_alarms(&[0.1, 0.1, 0.1, 0.1, 0.9]).is_empty());
         assert!(ewma_alarms(&[]).is_empty());
+    }
+
+    /// Twelve days of one conversation each, eight calm then four hostile, after a
+    /// conversation with no human turn.
+    fn scored_days() -> Vec<ConversationResult> {
+        let mut events = Vec::new();
+        for day in 1..=12 {
+            let human = if day <= 8 {
+                "What are your opening hours? Thanks!"
+            } else {
+                "This is useless, you are a stupid bot and I am furious!!!"
+            };
+            events.push(format!(
+                r#"{{"actor_id": "u{day}", "conversation_id": "c{day}", "content": "{human}", "timestamp": "2026-11-{day:02}T09:00:00Z"}}"#
+            ));
+            events.push(format!(
+                r#"{{"actor_id": "bot", "conversation_id": "c{day}", "content": "We are open 9 to 5.", "timestamp": "2026-11-{day:02}T09:00:05Z"}}"#
+            ));
+        }
+        events.push(
+            r#"{"actor_id": "bot", "conversation_id": "bot-only", "content": "Hello?", "timestamp": "2026-11-01T08:00:00Z"}"#
+                .to_owned(),
+        );
+        let body = format!(
+            r#"{{"deployment_id": "bot", "events": [{}]}}"#,
+            events.join(",")
+        );
+        let request = crate::validate::ingest_request_bytes(
+            body.as_bytes(),
+            &crate::validate::Options::default(),
+        )
+        .unwrap();
+        crate::score::score(&request).intelligence.conversations
+    }
+
+    #[test]
+    fn detect_points_equals_detect() {
+        let conversations = scored_days();
+        assert_eq!(conversations.len(), 13);
+        let mut points: Vec<ConversationPoint> = conversations
+            .iter()
+            .map(|c| ConversationPoint::of(c, Some("r1".to_owned())))
+            .collect();
+        // Order does not matter: both sort by start time.
+        points.reverse();
+        for (bucketing, first_hostile) in [
+            (Bucketing::Daily, "2026-11-09"),
+            (Bucketing::Conversations(1), "conversations 8-8"),
+        ] {
+            let from_results = detect(&conversations, bucketing);
+            let frustration: Vec<(&str, Movement)> = from_results
+                .iter()
+                .filter(|a| a.dimension == Dimension::FrustrationBuildup)
+                .map(|a| (a.bucket.as_str(), a.direction))
+                .collect();
+            assert_eq!(frustration, [(first_hostile, Movement::Worse)]);
+            assert_eq!(detect_points(&points, bucketing), from_results);
+        }
+        // The earliest conversation has no human turn: skipped, or the first hostile
+        // conversation would be number 9.
+        assert_eq!(points.iter().filter(|p| p.human_turns == 0).count(), 1);
     }
 
     #[test]

@@ -126,7 +126,9 @@ pub struct DeployShift {
 
 /// The release a conversation ran on: the first `metadata.release`, else
 /// `metadata.model_version`, among its events (AI turns usually carry it).
-fn release_of(event_metadata: &[Option<&serde_json::Map<String, Value>>]) -> Option<String> {
+pub(crate) fn release_of(
+    event_metadata: &[Option<&serde_json::Map<String, Value>>],
+) -> Option<String> {
     event_metadata.iter().flatten().find_map(|m| {
         ["release", "model_version"]
             .iter()

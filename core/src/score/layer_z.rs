@@ -1,7 +1,7 @@
 //! The Layer Z value: one dimension's score with its risk, band, direction, confidence
 //! and the evidence that moved it (DESIGN.md §3).
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// One of the six scored dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -198,7 +198,7 @@ impl DimensionScore {
 
 /// One value per dimension, serialised as an object keyed by dimension name in
 /// output order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ByDimension<T> {
     /// See [`Dimension::TrustCalibration`].
     pub trust_calibration: T,

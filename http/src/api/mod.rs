@@ -4,6 +4,7 @@
 
 mod auth;
 mod body;
+mod deployments;
 mod drift;
 pub mod error;
 mod ingest;
@@ -11,6 +12,7 @@ mod meta;
 pub mod openapi;
 mod sessions;
 mod submit;
+mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,6 +29,7 @@ use undertone_core::IngestRequest;
 
 use crate::clock::Clock;
 use crate::store::Store;
+use crate::webhooks::resolver::SafeResolver;
 pub use auth::Caller;
 use error::{ApiError, Code};
 
@@ -74,6 +77,11 @@ pub struct AppState {
     /// Requests this process validated at ingest, by session id, so its workers need
     /// not parse them again. Bounded; a job missing here is parsed from the database.
     pub handoff: Arc<Handoff>,
+    /// Woken when webhook deliveries are queued, so the delivery worker starts at once.
+    pub deliveries: Arc<Notify>,
+    /// Resolves webhook host names at registration, refusing non-public addresses
+    /// unless private webhooks are allowed.
+    pub resolver: SafeResolver,
 }
 
 /// Validated ingest requests passed from the handler to a worker in the same process.
@@ -115,9 +123,11 @@ impl AppState {
         Self {
             store,
             clock,
+            resolver: SafeResolver::new(config.allow_private_webhooks),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
             handoff: Arc::new(Handoff::default()),
+            deliveries: Arc::new(Notify::new()),
         }
     }
 }
@@ -128,6 +138,8 @@ pub fn app(state: AppState) -> Router {
         .merge(ingest::router())
         .merge(sessions::router())
         .merge(drift::router())
+        .merge(webhooks::router())
+        .merge(deployments::router())
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,

@@ -12,6 +12,10 @@ use crate::clock::SystemClock;
 use crate::keys::{Scope, issue};
 use crate::limits::Plan;
 use crate::store;
+use crate::webhooks::deliver::{Deliverer, DeliveryConfig, Sender};
+use crate::webhooks::reports::Scheduler;
+use crate::webhooks::resolver::SafeResolver;
+use crate::webhooks::schedule::{self, RetrySchedule};
 use crate::worker::Workers;
 
 /// Options of `undertone serve`.
@@ -34,6 +38,13 @@ pub struct ServeArgs {
     /// Seconds a worker holds a job before another may take it over.
     #[arg(long, default_value_t = 60)]
     lease_seconds: u64,
+    /// Webhook attempts: one delay per attempt, in seconds after the previous failure
+    /// (fractions allowed), each with ±20% jitter.
+    #[arg(long, env = "UNDERTONE_WEBHOOK_RETRY_SCHEDULE", default_value = schedule::DEFAULT)]
+    webhook_retry_schedule: RetrySchedule,
+    /// Webhook attempts in flight at once.
+    #[arg(long, default_value_t = 16)]
+    webhook_concurrency: usize,
 }
 
 /// Runs the service until SIGINT or SIGTERM; returns the exit status.
@@ -116,8 +127,18 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         lease: Duration::from_secs(args.lease_seconds.max(1)),
         ..Config::default()
     };
+    let delivery = DeliveryConfig {
+        schedule: args.webhook_retry_schedule.clone(),
+        concurrency: args.webhook_concurrency.max(1),
+        allow_private: args.allow_private_webhooks,
+        ..DeliveryConfig::default()
+    };
+    let sender = Sender::new(delivery, SafeResolver::new(args.allow_private_webhooks))
+        .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
     let state = AppState::new(store, Arc::new(SystemClock), config);
     let running = Workers::spawn(&state, workers);
+    let deliverer = Deliverer::spawn(&state, sender);
+    let scheduler = Scheduler::spawn(&state);
     println!("undertone: listening on http://{addr} ({workers} workers, database {url})");
     tracing::info!(%addr, workers, database = %url, "listening");
     axum::serve(listener, api::app(state))
@@ -126,6 +147,9 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("the server stopped: {e}"))?;
     tracing::info!("no longer accepting requests; finishing jobs in progress");
     running.shutdown().await;
+    scheduler.shutdown().await;
+    tracing::info!("finishing webhook attempts in flight");
+    deliverer.shutdown().await;
     tracing::info!("stopped");
     Ok(())
 }

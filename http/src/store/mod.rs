@@ -5,6 +5,7 @@
 //! the workers use, so a PostgreSQL implementation can take its place.
 
 pub mod sqlite;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -13,6 +14,11 @@ use chrono::{DateTime, Utc};
 
 use crate::keys::Scope;
 use crate::limits::{Decision, Plan, Quota, Window};
+pub use webhooks::{
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, DirectTarget,
+    Effects, Measured, NewDeploy, NewEvent, NextStep, ReportRecord, Targets, WebhookRecord,
+    WebhookStore,
+};
 
 /// The database URL used when none is given: a file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://./undertone.db";
@@ -208,6 +214,16 @@ pub struct Job {
     pub session_id: String,
     /// Ingest or drift.
     pub kind: SessionKind,
+    /// The organisation of the session.
+    pub org_id: String,
+    /// The key that created it.
+    pub key_id: String,
+    /// The deployment, when the request named one.
+    pub deployment_id: Option<String>,
+    /// Where the ingest request asked for its result.
+    pub webhook_url: Option<String>,
+    /// Events in the request.
+    pub event_count: usize,
     /// 1 for the first attempt.
     pub attempt: u32,
     /// Proves this claim when finishing; a newer claim of the same job changes it.
@@ -247,7 +263,7 @@ pub struct Reaped {
 
 /// The storage the service runs on.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: WebhookStore + Send + Sync + 'static {
     /// Stores a new key.
     async fn create_key(&self, key: &KeyRecord) -> StoreResult<()>;
     /// Every key, oldest first.
@@ -285,9 +301,17 @@ pub trait Store: Send + Sync + 'static {
         lease_ms: i64,
         max_attempts: u32,
     ) -> StoreResult<(Option<Job>, Reaped)>;
-    /// Records the outcome of a claimed job; false when the claim is no longer
-    /// current (the lease expired and another worker took the job).
-    async fn finish(&self, job: &Job, outcome: &Outcome, at: DateTime<Utc>) -> StoreResult<bool>;
+    /// Records the outcome of a claimed job and its effects (history, events and their
+    /// deliveries, deploy markers) in one transaction; false, with nothing written,
+    /// when the claim is no longer current (the lease expired and another worker took
+    /// the job).
+    async fn finish(
+        &self,
+        job: &Job,
+        outcome: &Outcome,
+        effects: &Effects,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool>;
     /// Gives a claimed job back unprocessed (shutdown), without counting the attempt.
     async fn release(&self, job: &Job) -> StoreResult<()>;
 }
@@ -304,6 +328,11 @@ pub async fn open(url: &str) -> StoreResult<Arc<dyn Store>> {
 /// Formats a stored time.
 fn format_time(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// A stored time in unix milliseconds.
+fn time_from_ms(ms: i64) -> StoreResult<DateTime<Utc>> {
+    DateTime::from_timestamp_millis(ms).ok_or_else(|| StoreError::Corrupt(format!("time {ms} ms")))
 }
 
 /// Parses a stored time.

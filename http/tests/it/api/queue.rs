@@ -6,7 +6,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use undertone_http::api::Config;
-use undertone_http::store::{Job, Outcome, Reaped};
+use undertone_http::store::{Effects, Job, Outcome, Reaped};
 use undertone_http::worker;
 
 use super::{HOUR_END, NOW_TEXT, ORG, Service, assert_error, drift_body, refund};
@@ -134,7 +134,7 @@ async fn a_claimed_job_is_processing_and_requeued_when_its_lease_expires() {
     let fake = Outcome::Failed("written by a stale claim".into());
     assert!(
         !svc.store
-            .finish(&first, &fake, svc.now())
+            .finish(&first, &fake, &Effects::default(), svc.now())
             .await
             .expect("the store answers")
     );
@@ -143,7 +143,7 @@ async fn a_claimed_job_is_processing_and_requeued_when_its_lease_expires() {
     let outcome = worker::outcome(second.kind, &second.session_id, &second.body);
     assert!(
         svc.store
-            .finish(&second, &outcome, svc.now())
+            .finish(&second, &outcome, &Effects::default(), svc.now())
             .await
             .expect("the store answers")
     );
@@ -157,7 +157,7 @@ async fn a_claimed_job_is_processing_and_requeued_when_its_lease_expires() {
     for job in [&first, &second] {
         assert!(
             !svc.store
-                .finish(job, &fake, svc.now())
+                .finish(job, &fake, &Effects::default(), svc.now())
                 .await
                 .expect("the store answers")
         );
@@ -196,7 +196,7 @@ async fn run_one_completes_a_job_whose_worker_was_lost() {
     let late = worker::outcome(lost.kind, &lost.session_id, &lost.body);
     assert!(
         !svc.store
-            .finish(&lost, &late, svc.now())
+            .finish(&lost, &late, &Effects::default(), svc.now())
             .await
             .expect("the store answers")
     );

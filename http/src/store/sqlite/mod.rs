@@ -12,8 +12,10 @@ use sqlx::sqlite::{
 };
 use sqlx::{Row, Sqlite, Transaction};
 
+mod webhooks;
+
 use super::{
-    Enqueued, Job, KeyRecord, NewSession, Outcome, Reaped, SessionKind, SessionRecord,
+    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Reaped, SessionKind, SessionRecord,
     SessionStatus, Store, StoreError, StoreResult, format_time, parse_time,
 };
 use crate::keys::Scope;
@@ -349,8 +351,10 @@ impl Store for SqliteStore {
             }
         }
         let next = sqlx::query(
-            "SELECT j.session_id, j.kind, j.attempts, i.body FROM jobs j \
+            "SELECT j.session_id, j.kind, j.attempts, i.body, s.org_id, s.key_id, \
+             s.deployment_id, s.webhook_url, s.event_count FROM jobs j \
              JOIN session_inputs i ON i.session_id = j.session_id \
+             JOIN sessions s ON s.id = j.session_id \
              WHERE j.leased = 0 ORDER BY j.seq LIMIT 1",
         )
         .fetch_optional(&mut *tx)
@@ -363,6 +367,11 @@ impl Store for SqliteStore {
         let job = Job {
             session_id: row.try_get("session_id")?,
             kind: SessionKind::parse(&row.try_get::<String, _>("kind")?)?,
+            org_id: row.try_get("org_id")?,
+            key_id: row.try_get("key_id")?,
+            deployment_id: row.try_get("deployment_id")?,
+            webhook_url: row.try_get("webhook_url")?,
+            event_count: usize::try_from(row.try_get::<i64, _>("event_count")?).unwrap_or(0),
             attempt: attempts + 1,
             token: uuid::Uuid::new_v4().simple().to_string(),
             body: row.try_get("body")?,
@@ -385,7 +394,13 @@ impl Store for SqliteStore {
         Ok((Some(job), reaped))
     }
 
-    async fn finish(&self, job: &Job, outcome: &Outcome, at: DateTime<Utc>) -> StoreResult<bool> {
+    async fn finish(
+        &self,
+        job: &Job,
+        outcome: &Outcome,
+        effects: &Effects,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
         let mut tx = self.write().await?;
         let held = sqlx::query("DELETE FROM jobs WHERE session_id = ? AND lease_token = ?")
             .bind(&job.session_id)
@@ -427,6 +442,7 @@ impl Store for SqliteStore {
                     .await?;
             }
         }
+        webhooks::apply_effects(&mut tx, job, effects, at).await?;
         tx.commit().await?;
         Ok(true)
     }

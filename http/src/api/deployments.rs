@@ -1,0 +1,347 @@
+//! Per-deployment routes: deploy markers (which split a deployment's history into
+//! before and after for `outcome_shift_detected`) and User Health Reports.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use undertone_core::validate;
+use utoipa::ToSchema;
+
+use super::body::{JsonBody, PathParam};
+use super::error::{ApiError, Code, ErrorEnvelope};
+use super::sessions::time;
+use super::webhooks::parse;
+use super::{AppState, Caller};
+use crate::store::{DeployRecord, NewDeploy, ReportRecord, StoreError};
+use crate::webhooks::reports::{self, Trigger};
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/deployments/{deployment_id}/deploys",
+            post(create_deploy).get(list_deploys),
+        )
+        .route(
+            "/deployments/{deployment_id}/health-reports",
+            post(create_report).get(list_reports),
+        )
+        .route(
+            "/deployments/{deployment_id}/health-reports/{report_id}",
+            get(read_report),
+        )
+}
+
+/// The body of `POST /deployments/{id}/deploys`; every field is optional.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"release": "support-bot-2026.11.3",
+    "description": "New refund prompt", "deployed_at": "2026-11-21T08:00:00Z"}))]
+#[serde(deny_unknown_fields)]
+pub struct CreateDeploy {
+    /// The release deployed (a model version, prompt version, build).
+    #[schema(max_length = 256)]
+    pub release: Option<String>,
+    /// What changed, for people.
+    #[schema(max_length = 2000)]
+    pub description: Option<String>,
+    /// When it went live (RFC 3339); now when omitted.
+    #[schema(format = DateTime)]
+    pub deployed_at: Option<String>,
+}
+
+/// A deploy marker, with its outcome-shift measurement once its post-deploy window
+/// settled.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeployView {
+    /// The marker.
+    pub id: String,
+    /// The deployment.
+    pub deployment_id: String,
+    /// The release, when known.
+    pub release: Option<String>,
+    /// What changed.
+    pub description: Option<String>,
+    /// `api` (this route) or `metadata` (a new `release`/`model_version` in events).
+    pub source: String,
+    /// When it went live.
+    pub deployed_at: String,
+    /// When it was recorded.
+    pub created_at: String,
+    /// When the outcome-shift test ran (null until the window settles).
+    pub measured_at: Option<String>,
+    /// The test: counts and resolved rates before and after, change in points,
+    /// p-value, and `outcome_shift_detected`.
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<Box<RawValue>>,
+}
+
+/// A deployment's deploy markers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeployList {
+    /// In time order.
+    pub data: Vec<DeployView>,
+}
+
+/// A User Health Report.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportView {
+    /// The report.
+    pub id: String,
+    /// The deployment.
+    pub deployment_id: String,
+    /// `schedule` (weekly) or `request`.
+    pub trigger: String,
+    /// Start of the period covered.
+    pub period_start: String,
+    /// End of the period covered (exclusive).
+    pub period_end: String,
+    /// When it was generated.
+    pub created_at: String,
+    /// Conversations, human turns, resolved rate; per dimension the median, p90 and
+    /// broken-band rate with the week-over-week change and its significance; top
+    /// findings (docs/webhooks.md).
+    #[schema(value_type = Object)]
+    pub report: Box<RawValue>,
+}
+
+/// A deployment's reports.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReportList {
+    /// Newest first.
+    pub data: Vec<ReportView>,
+}
+
+fn check_deployment(id: &str) -> Result<(), ApiError> {
+    validate::identifier(id, "deployment_id").map_err(ApiError::from)
+}
+
+fn deploy_view(d: DeployRecord) -> Result<DeployView, ApiError> {
+    Ok(DeployView {
+        id: d.deploy.id,
+        deployment_id: d.deploy.deployment_id,
+        release: d.deploy.release,
+        description: d.deploy.description,
+        source: d.deploy.source.to_owned(),
+        deployed_at: time(&d.deploy.at),
+        created_at: time(&d.deploy.created_at),
+        measured_at: d.measured_at.as_ref().map(time),
+        result: d
+            .result
+            .map(RawValue::from_string)
+            .transpose()
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+    })
+}
+
+fn report_view(r: ReportRecord) -> Result<ReportView, ApiError> {
+    Ok(ReportView {
+        id: r.id,
+        deployment_id: r.deployment_id,
+        trigger: r.trigger,
+        period_start: time(&r.period_start),
+        period_end: time(&r.period_end),
+        created_at: time(&r.created_at),
+        report: RawValue::from_string(r.report).map_err(|e| StoreError::Corrupt(e.to_string()))?,
+    })
+}
+
+fn text_field(value: Option<String>, field: &str, max: usize) -> Result<Option<String>, ApiError> {
+    match value {
+        Some(v) if v.trim().is_empty() || v.len() > max || v.contains('\0') => Err(ApiError::new(
+            Code::ValidationError,
+            format!("{field}: must be 1 to {max} bytes of text"),
+        )),
+        other => Ok(other.map(|v| v.trim().to_owned())),
+    }
+}
+
+/// Record a deploy.
+///
+/// Conversations after it are compared with those before it; once the post-deploy
+/// window settles (as many conversations after as before, at least 30), the
+/// resolved rates are tested and `outcome_shift_detected` fires if they moved by at
+/// least 3 points with p < 0.05. A new `release` or `model_version` in event
+/// metadata records a marker too.
+#[utoipa::path(post, path = "/api/v1/deployments/{deployment_id}/deploys", tag = "deployments",
+    params(("deployment_id" = String, Path, description = "The deployment")),
+    request_body(content = CreateDeploy, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Recorded", body = DeployView),
+        (status = 400, description = "Invalid body or deployment id", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn create_deploy(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(deployment): PathParam<String>,
+    JsonBody(bytes): JsonBody,
+) -> Result<Response, ApiError> {
+    check_deployment(&deployment)?;
+    let body: CreateDeploy = parse(&bytes)?;
+    let now = state.clock.now();
+    let at = match body.deployed_at.as_deref() {
+        None => now,
+        Some(s) => DateTime::parse_from_rfc3339(s)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                ApiError::new(
+                    Code::ValidationError,
+                    format!("deployed_at: must be an RFC 3339 time with an offset ({e})"),
+                )
+            })?,
+    };
+    let deploy = NewDeploy {
+        id: format!("dep_{}", uuid::Uuid::new_v4().simple()),
+        org_id: caller.key.org_id.clone(),
+        deployment_id: deployment.clone(),
+        release: text_field(body.release, "release", 256)?,
+        description: text_field(body.description, "description", 2000)?,
+        source: "api",
+        at,
+        created_at: now,
+    };
+    state.store.create_deploy(&deploy).await?;
+    let view = deploy_view(DeployRecord {
+        deploy,
+        measured_at: None,
+        result: None,
+    })?;
+    let location = format!("/api/v1/deployments/{deployment}/deploys");
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(view),
+    )
+        .into_response())
+}
+
+/// List a deployment's deploy markers with their measurements.
+#[utoipa::path(get, path = "/api/v1/deployments/{deployment_id}/deploys", tag = "deployments",
+    params(("deployment_id" = String, Path, description = "The deployment")),
+    responses(
+        (status = 200, description = "Deploy markers in time order", body = DeployList),
+        (status = 400, description = "Invalid deployment id", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn list_deploys(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(deployment): PathParam<String>,
+) -> Result<Json<DeployList>, ApiError> {
+    check_deployment(&deployment)?;
+    let deploys = state.store.deploys(&caller.key.org_id, &deployment).await?;
+    Ok(Json(DeployList {
+        data: deploys
+            .into_iter()
+            .map(deploy_view)
+            .collect::<Result<_, _>>()?,
+    }))
+}
+
+/// Generate a User Health Report now.
+///
+/// Covers the seven days before the request, compared with the seven days before
+/// that, and sends `uhr_generated`. Weekly reports (Monday to Monday, UTC) are also
+/// generated by the server once each week ends. No body is needed.
+#[utoipa::path(post, path = "/api/v1/deployments/{deployment_id}/health-reports", tag = "deployments",
+    params(("deployment_id" = String, Path, description = "The deployment")),
+    responses(
+        (status = 201, description = "Generated", body = ReportView),
+        (status = 400, description = "Invalid deployment id", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn create_report(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(deployment): PathParam<String>,
+) -> Result<Response, ApiError> {
+    check_deployment(&deployment)?;
+    let end = state.clock.now();
+    let record = reports::generate(
+        &state,
+        &caller.key.org_id,
+        &deployment,
+        (end - Duration::days(7), end),
+        Trigger::Request,
+    )
+    .await?
+    .ok_or_else(|| ApiError::internal("an on-demand report id collided"))?;
+    let location = reports::report_url(&deployment, &record.id);
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(report_view(record)?),
+    )
+        .into_response())
+}
+
+/// List a deployment's health reports.
+#[utoipa::path(get, path = "/api/v1/deployments/{deployment_id}/health-reports", tag = "deployments",
+    params(("deployment_id" = String, Path, description = "The deployment")),
+    responses(
+        (status = 200, description = "Reports, newest first", body = ReportList),
+        (status = 400, description = "Invalid deployment id", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn list_reports(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(deployment): PathParam<String>,
+) -> Result<Json<ReportList>, ApiError> {
+    check_deployment(&deployment)?;
+    let reports = state.store.reports(&caller.key.org_id, &deployment).await?;
+    Ok(Json(ReportList {
+        data: reports
+            .into_iter()
+            .map(report_view)
+            .collect::<Result<_, _>>()?,
+    }))
+}
+
+/// Read one health report.
+#[utoipa::path(get, path = "/api/v1/deployments/{deployment_id}/health-reports/{report_id}", tag = "deployments",
+    params(
+        ("deployment_id" = String, Path, description = "The deployment"),
+        ("report_id" = String, Path, description = "The report"),
+    ),
+    responses(
+        (status = 200, description = "The report", body = ReportView),
+        (status = 400, description = "Invalid deployment id", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 404, description = "No such report", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn read_report(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam((deployment, id)): PathParam<(String, String)>,
+) -> Result<Json<ReportView>, ApiError> {
+    check_deployment(&deployment)?;
+    let report = state
+        .store
+        .report(&caller.key.org_id, &deployment, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("health report"))?;
+    Ok(Json(report_view(report)?))
+}

@@ -1,0 +1,516 @@
+//! Webhook endpoints (DESIGN.md §7 "Webhooks"): register, list, delete, send a test
+//! event, and read an endpoint's deliveries with every attempt.
+
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Extension, Json, Router};
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use undertone_core::validate;
+use utoipa::ToSchema;
+
+use super::body::{JsonBody, PathParam, QueryParams};
+use super::error::{ApiError, Code, ErrorEnvelope};
+use super::sessions::time;
+use super::{AppState, Caller};
+use crate::keys;
+use crate::store::{DeliveryRecord, DeliveryStatus, NewEvent, Targets, WebhookRecord};
+use crate::webhooks::{EventKind, TEST_KIND, derived_id, envelope_bytes};
+
+/// Kinds one endpoint may subscribe to, at most.
+pub const MAX_KINDS: usize = 5;
+/// Active endpoints one key may register, at most.
+pub const MAX_WEBHOOKS_PER_KEY: usize = 20;
+/// Deliveries per page, by default and at most.
+pub const PAGE_DEFAULT: u32 = 20;
+/// See [`PAGE_DEFAULT`].
+pub const PAGE_MAX: u32 = 100;
+
+pub(super) fn router() -> Router<AppState> {
+    Router::new()
+        .route("/webhooks", post(create).get(list))
+        .route("/webhooks/{webhook_id}", delete(remove))
+        .route("/webhooks/{webhook_id}/test", post(test))
+        .route("/webhooks/{webhook_id}/deliveries", get(deliveries))
+}
+
+/// The body of `POST /webhooks`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"url": "https://hooks.example.com/undertone",
+    "events": ["intelligence.ready", "layer_z_threshold_crossed"]}))]
+#[serde(deny_unknown_fields)]
+pub struct CreateWebhook {
+    /// Where deliveries go: https, resolving to public addresses only.
+    #[schema(format = Uri, max_length = 2048)]
+    pub url: String,
+    /// 1 to 5 distinct event kinds.
+    #[schema(min_items = 1, max_items = 5)]
+    pub events: Vec<EventKind>,
+}
+
+/// A registered endpoint, as created (with its secret, shown this once).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "wh_3f6c1e0b9a7d4c2e8f1a5b6c7d8e9f0a",
+    "url": "https://hooks.example.com/undertone",
+    "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=",
+    "events": ["intelligence.ready"], "created_at": "2026-11-21T09:30:00.000Z"}))]
+pub struct WebhookCreated {
+    /// The endpoint.
+    pub id: String,
+    /// Where deliveries go.
+    pub url: String,
+    /// Signing secret: `whsec_` + base64 of 32 random bytes. Shown only here; a lost
+    /// secret means deleting the endpoint and registering it again.
+    pub secret: String,
+    /// Subscribed kinds.
+    pub events: Vec<EventKind>,
+    /// Registration time.
+    pub created_at: String,
+}
+
+/// A registered endpoint, as listed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookView {
+    /// The endpoint.
+    pub id: String,
+    /// Where deliveries go.
+    pub url: String,
+    /// Subscribed kinds.
+    pub events: Vec<EventKind>,
+    /// Registration time.
+    pub created_at: String,
+    /// When an attempt to it last finished.
+    pub last_delivery_at: Option<String>,
+    /// Failed attempts since its last successful one.
+    pub failure_count: u32,
+}
+
+/// The endpoints of the calling key.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookList {
+    /// Oldest first.
+    pub data: Vec<WebhookView>,
+}
+
+/// The answer to a test request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TestQueued {
+    /// The test event's id (the envelope's `id`).
+    pub event_id: String,
+    /// Always `webhook.test`.
+    pub event_type: String,
+    /// Where its delivery shows up.
+    pub deliveries_url: String,
+}
+
+/// One attempt of a delivery.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AttemptView {
+    /// 1 for the first.
+    pub attempt: u32,
+    /// When it started.
+    pub started_at: String,
+    /// How long it took (null if the server stopped during it).
+    pub duration_ms: Option<u64>,
+    /// The endpoint's status code, when it answered.
+    pub response_status: Option<u16>,
+    /// What went wrong.
+    pub error: Option<String>,
+    /// The first 16 KiB of the answer, as text (invalid UTF-8 replaced).
+    pub response_body: Option<String>,
+}
+
+/// A delivery of one event to one endpoint.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeliveryView {
+    /// The delivery id, sent as `X-Undertone-Delivery` and `webhook-id`, the same on
+    /// every attempt.
+    pub id: String,
+    /// The event (the envelope's `id`).
+    pub event_id: String,
+    /// The event kind.
+    pub event_type: String,
+    /// `pending`, `succeeded` or `failed`.
+    pub status: DeliveryStatus,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Status code of the last attempt.
+    pub response_status: Option<u16>,
+    /// Error of the last attempt.
+    pub error: Option<String>,
+    /// When it was queued.
+    pub created_at: String,
+    /// When the last attempt started.
+    pub last_attempt_at: Option<String>,
+    /// When the next attempt is due (pending only).
+    pub next_attempt_at: Option<String>,
+    /// When it succeeded or failed for good.
+    pub completed_at: Option<String>,
+    /// Every attempt, first first.
+    pub attempt_log: Vec<AttemptView>,
+}
+
+/// A page of deliveries.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeliveryPage {
+    /// Newest first.
+    pub data: Vec<DeliveryView>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// Paging of `GET /webhooks/{id}/deliveries`.
+#[derive(Debug, Deserialize)]
+pub struct PageQuery {
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+/// Parses a JSON body into `T`, answering 400 with serde's message.
+pub(super) fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::new(Code::ValidationError, format!("body: {e}")))
+}
+
+fn view(w: &WebhookRecord) -> WebhookView {
+    WebhookView {
+        id: w.id.clone(),
+        url: w.url.clone(),
+        events: w
+            .events
+            .iter()
+            .filter_map(|k| EventKind::parse(k))
+            .collect(),
+        created_at: time(&w.created_at),
+        last_delivery_at: w.last_delivery_at.as_ref().map(time),
+        failure_count: w.failure_count,
+    }
+}
+
+/// Checks a URL for registration: the input contract's rules (https, no credentials,
+/// no literal non-public address), then the addresses its host resolves to now.
+async fn check_url(state: &AppState, url: &str) -> Result<String, ApiError> {
+    let options = validate::Options {
+        allow_private_webhooks: state.config.allow_private_webhooks,
+        unlimited: false,
+    };
+    let url = validate::webhook_url(url, &options).map_err(|e| {
+        let message = e.to_string().replacen("webhook_url", "url", 1);
+        ApiError::new(Code::ValidationError, message)
+    })?;
+    if !state.config.allow_private_webhooks {
+        let parsed = reqwest::Url::parse(&url)
+            .map_err(|e| ApiError::new(Code::ValidationError, format!("url: {e}")))?;
+        if let Some(url::Host::Domain(host)) = parsed.host() {
+            state
+                .resolver
+                .lookup(host)
+                .await
+                .map_err(|e| ApiError::new(Code::ValidationError, format!("url: {e}")))?;
+        }
+    }
+    Ok(url)
+}
+
+/// Register an endpoint.
+///
+/// The URL must be https and resolve only to public addresses (checked now and again
+/// at every delivery). The answer holds the signing secret: it is shown only once.
+#[utoipa::path(post, path = "/api/v1/webhooks", tag = "webhooks",
+    request_body(content = CreateWebhook, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Registered", body = WebhookCreated,
+            headers(("Location" = String, description = "The endpoint's deliveries"))),
+        (status = 400, description = "Invalid URL or event kinds", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn create(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    JsonBody(bytes): JsonBody,
+) -> Result<Response, ApiError> {
+    let body: CreateWebhook = parse(&bytes)?;
+    let mut kinds = body.events.clone();
+    kinds.sort();
+    kinds.dedup();
+    if body.events.is_empty() || body.events.len() > MAX_KINDS {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!(
+                "events: must list 1 to {MAX_KINDS} event kinds, got {}",
+                body.events.len()
+            ),
+        ));
+    }
+    if kinds.len() != body.events.len() {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            "events: each event kind may be listed once",
+        ));
+    }
+    let url = check_url(&state, &body.url).await?;
+    let existing = state.store.list_webhooks(&caller.key.id).await?;
+    if existing.len() >= MAX_WEBHOOKS_PER_KEY {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!(
+                "this key has {MAX_WEBHOOKS_PER_KEY} webhooks already, the most it may have; delete one first"
+            ),
+        ));
+    }
+    let record = WebhookRecord {
+        id: format!("wh_{}", uuid::Uuid::new_v4().simple()),
+        org_id: caller.key.org_id.clone(),
+        key_id: caller.key.id.clone(),
+        url,
+        secret: keys::generate_secret(),
+        events: kinds.iter().map(|k| k.as_str().to_owned()).collect(),
+        created_at: state.clock.now(),
+        last_delivery_at: None,
+        failure_count: 0,
+    };
+    state.store.create_webhook(&record).await?;
+    let location = format!("/api/v1/webhooks/{}/deliveries", record.id);
+    let created = WebhookCreated {
+        id: record.id,
+        url: record.url,
+        secret: record.secret,
+        events: kinds,
+        created_at: time(&record.created_at),
+    };
+    Ok((
+        StatusCode::CREATED,
+        [(header::LOCATION, location)],
+        Json(created),
+    )
+        .into_response())
+}
+
+/// List the calling key's endpoints.
+#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks",
+    responses(
+        (status = 200, description = "Active endpoints, oldest first", body = WebhookList),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn list(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<WebhookList>, ApiError> {
+    let hooks = state.store.list_webhooks(&caller.key.id).await?;
+    Ok(Json(WebhookList {
+        data: hooks.iter().map(view).collect(),
+    }))
+}
+
+async fn owned(state: &AppState, caller: &Caller, id: &str) -> Result<WebhookRecord, ApiError> {
+    state
+        .store
+        .webhook(id, &caller.key.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("webhook"))
+}
+
+/// Delete an endpoint; its pending deliveries fail.
+#[utoipa::path(delete, path = "/api/v1/webhooks/{webhook_id}", tag = "webhooks",
+    params(("webhook_id" = String, Path, description = "The endpoint")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 404, description = "No such endpoint for this key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn remove(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(id): PathParam<String>,
+) -> Result<StatusCode, ApiError> {
+    if state
+        .store
+        .delete_webhook(&id, &caller.key.id, state.clock.now())
+        .await?
+    {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("webhook"))
+    }
+}
+
+/// The `data` of a test event.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TestData {
+    /// The endpoint tested.
+    pub webhook_id: String,
+    /// A note for whoever reads the receiver's log.
+    pub message: String,
+}
+
+/// Queue a signed test event to one endpoint.
+///
+/// The event (`webhook.test`) goes to this endpoint only, whatever it subscribed to,
+/// signed and retried like any other; its delivery is listed with the others.
+#[utoipa::path(post, path = "/api/v1/webhooks/{webhook_id}/test", tag = "webhooks",
+    params(("webhook_id" = String, Path, description = "The endpoint")),
+    responses(
+        (status = 202, description = "Queued", body = TestQueued),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 404, description = "No such endpoint for this key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn test(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(id): PathParam<String>,
+) -> Result<Response, ApiError> {
+    let hook = owned(&state, &caller, &id).await?;
+    let now = state.clock.now();
+    let event_id = derived_id(&[TEST_KIND, &hook.id, &uuid::Uuid::new_v4().to_string()]);
+    let data = TestData {
+        webhook_id: hook.id.clone(),
+        message: "This is a test event from Undertone.".into(),
+    };
+    let body = envelope_bytes(
+        &event_id,
+        TEST_KIND,
+        now,
+        &hook.org_id,
+        "webhook-test",
+        &data,
+    )
+    .map_err(ApiError::internal)?;
+    let event = NewEvent {
+        id: event_id.clone(),
+        kind: TEST_KIND.to_owned(),
+        org_id: hook.org_id.clone(),
+        deployment_id: "webhook-test".into(),
+        created_at: now,
+        body,
+        targets: Targets::Webhook(hook.id.clone()),
+    };
+    state.store.emit(&[event], now).await?;
+    state.deliveries.notify_one();
+    let deliveries_url = format!("/api/v1/webhooks/{}/deliveries", hook.id);
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, deliveries_url.clone())],
+        Json(TestQueued {
+            event_id,
+            event_type: TEST_KIND.to_owned(),
+            deliveries_url,
+        }),
+    )
+        .into_response())
+}
+
+fn delivery_view(d: DeliveryRecord) -> DeliveryView {
+    DeliveryView {
+        id: d.id,
+        event_id: d.event_id,
+        event_type: d.event_type,
+        status: d.status,
+        attempts: d.attempts,
+        response_status: d.response_status,
+        error: d.error,
+        created_at: time(&d.created_at),
+        last_attempt_at: d.last_attempt_at.as_ref().map(time),
+        next_attempt_at: d.next_attempt_at.as_ref().map(time),
+        completed_at: d.completed_at.as_ref().map(time),
+        attempt_log: d
+            .attempt_log
+            .into_iter()
+            .map(|a| AttemptView {
+                attempt: a.attempt,
+                started_at: time(&a.started_at),
+                duration_ms: a.duration_ms,
+                response_status: a.response_status,
+                error: a.error,
+                response_body: a
+                    .response_body
+                    .map(|b| String::from_utf8_lossy(&b).into_owned()),
+            })
+            .collect(),
+    }
+}
+
+/// An endpoint's deliveries, newest first, with every attempt.
+#[utoipa::path(get, path = "/api/v1/webhooks/{webhook_id}/deliveries", tag = "webhooks",
+    params(
+        ("webhook_id" = String, Path, description = "The endpoint"),
+        ("limit" = Option<u32>, Query, description = "Deliveries per page: 1 to 100 (default 20)", minimum = 1, maximum = 100),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of deliveries", body = DeliveryPage),
+        (status = 400, description = "Invalid limit or cursor", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 404, description = "No such endpoint for this key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn deliveries(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(id): PathParam<String>,
+    QueryParams(page): QueryParams<PageQuery>,
+) -> Result<Json<DeliveryPage>, ApiError> {
+    let limit = page.limit.unwrap_or(PAGE_DEFAULT);
+    if !(1..=PAGE_MAX).contains(&limit) {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!("limit: must be from 1 to {PAGE_MAX}, got {limit}"),
+        ));
+    }
+    let hook = owned(&state, &caller, &id).await?;
+    let after = match page.cursor.as_deref() {
+        None => None,
+        Some(c) => Some(decode_cursor(c).ok_or_else(|| {
+            ApiError::new(
+                Code::ValidationError,
+                "cursor: not a cursor from this endpoint's deliveries",
+            )
+        })?),
+    };
+    let mut rows = state
+        .store
+        .deliveries(&hook.id, after.as_deref(), limit + 1)
+        .await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next_cursor = if more {
+        rows.last().map(|d| encode_cursor(&d.id))
+    } else {
+        None
+    };
+    Ok(Json(DeliveryPage {
+        data: rows.into_iter().map(delivery_view).collect(),
+        next_cursor,
+    }))
+}
+
+fn encode_cursor(delivery_id: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(delivery_id)
+}
+
+fn decode_cursor(cursor: &str) -> Option<String> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
+    let id = String::from_utf8(bytes).ok()?;
+    uuid::Uuid::parse_str(&id).ok().map(|_| id)
+}

@@ -1,0 +1,180 @@
+//! Webhooks (DESIGN.md §7 "Webhooks"): event kinds and their envelope, the outbox
+//! fed when a session finishes ([`emit`]), the delivery worker ([`deliver`]) with its
+//! retry schedule and SSRF-safe resolver, and weekly health reports ([`reports`]).
+//!
+//! Event ids are derived from what the event is about (the session, the conversation
+//! and turn that crossed, the deployment and day of an anomaly, the deploy), so the
+//! same event computed twice has one id, and the outbox's unique (event, endpoint)
+//! delivers it once per endpoint.
+
+pub mod deliver;
+pub mod emit;
+pub mod reports;
+pub mod resolver;
+pub mod schedule;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The envelope's `version`.
+pub const ENVELOPE_VERSION: &str = "webhooks-v1.0";
+
+/// Kinds of event an endpoint can subscribe to.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
+pub enum EventKind {
+    /// A session finished (complete or failed).
+    #[serde(rename = "intelligence.ready")]
+    IntelligenceReady,
+    /// A scored human turn took a primary dimension into the broken band.
+    #[serde(rename = "layer_z_threshold_crossed")]
+    LayerZThresholdCrossed,
+    /// A deployment's daily dimension risk left its control limits.
+    #[serde(rename = "anomaly_detected")]
+    AnomalyDetected,
+    /// A User Health Report was generated.
+    #[serde(rename = "uhr_generated")]
+    UhrGenerated,
+    /// A deploy moved the resolved rate significantly.
+    #[serde(rename = "outcome_shift_detected")]
+    OutcomeShiftDetected,
+}
+
+impl EventKind {
+    /// Every kind, in documentation order.
+    pub const ALL: [EventKind; 5] = [
+        EventKind::IntelligenceReady,
+        EventKind::LayerZThresholdCrossed,
+        EventKind::AnomalyDetected,
+        EventKind::UhrGenerated,
+        EventKind::OutcomeShiftDetected,
+    ];
+
+    /// The kind's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::IntelligenceReady => "intelligence.ready",
+            EventKind::LayerZThresholdCrossed => "layer_z_threshold_crossed",
+            EventKind::AnomalyDetected => "anomaly_detected",
+            EventKind::UhrGenerated => "uhr_generated",
+            EventKind::OutcomeShiftDetected => "outcome_shift_detected",
+        }
+    }
+
+    /// Parses a kind's wire name.
+    pub fn parse(s: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// The kind of the event `POST /webhooks/{id}/test` sends (not subscribable).
+pub const TEST_KIND: &str = "webhook.test";
+
+/// The delivery envelope (SPEC.md §2.7), serialised in this field order.
+#[derive(Debug, Serialize)]
+pub struct Envelope<'a, T: Serialize> {
+    /// Stable event id.
+    pub id: &'a str,
+    /// The event kind.
+    pub event_type: &'a str,
+    /// [`ENVELOPE_VERSION`].
+    pub version: &'static str,
+    /// When the event was created.
+    #[serde(serialize_with = "undertone_core::schema::serialize_utc")]
+    pub created_at: DateTime<Utc>,
+    /// The organisation.
+    pub org_id: &'a str,
+    /// The deployment.
+    pub deployment_id: &'a str,
+    /// Kind-specific data.
+    pub data: &'a T,
+}
+
+/// Serialises an envelope; the bytes are stored once and sent on every attempt.
+pub fn envelope_bytes<T: Serialize>(
+    id: &str,
+    kind: &str,
+    created_at: DateTime<Utc>,
+    org_id: &str,
+    deployment_id: &str,
+    data: &T,
+) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec(&Envelope {
+        id,
+        event_type: kind,
+        version: ENVELOPE_VERSION,
+        created_at,
+        org_id,
+        deployment_id,
+        data,
+    })
+}
+
+/// A UUID derived from `parts` (SHA-256, shaped as a version-8 UUID): the same
+/// parts give the same id, in every process.
+pub fn derived_id(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        // Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p.as_bytes());
+    }
+    let digest = h.finalize();
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid::Builder::from_custom_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_their_wire_names() {
+        for k in EventKind::ALL {
+            assert_eq!(EventKind::parse(k.as_str()), Some(k));
+            assert_eq!(
+                serde_json::to_value(k).ok(),
+                Some(serde_json::Value::String(k.as_str().to_owned()))
+            );
+        }
+        assert_eq!(EventKind::parse("webhook.test"), None);
+    }
+
+    #[test]
+    fn derived_ids_are_stable_uuids_that_depend_on_every_part() {
+        let a = derived_id(&["intelligence.ready", "s1"]);
+        assert_eq!(a, derived_id(&["intelligence.ready", "s1"]));
+        assert_ne!(a, derived_id(&["intelligence.ready", "s2"]));
+        assert_ne!(derived_id(&["ab", "c"]), derived_id(&["a", "bc"]));
+        let u = uuid::Uuid::parse_str(&a).ok();
+        assert_eq!(u.map(|u| u.get_version_num()), Some(8));
+    }
+
+    #[test]
+    fn the_envelope_has_the_documented_fields_in_order() {
+        let at = DateTime::from_timestamp(1_795_000_000, 0).unwrap_or_default();
+        let bytes = envelope_bytes("e1", "anomaly_detected", at, "org", "dep", &[1, 2]);
+        let text = bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
+        assert_eq!(
+            text.ok().as_deref(),
+            Some(
+                r#"{"id":"e1","event_type":"anomaly_detected","version":"webhooks-v1.0","created_at":"2026-11-18T11:06:40Z","org_id":"org","deployment_id":"dep","data":[1,2]}"#
+            )
+        );
+    }
+}
