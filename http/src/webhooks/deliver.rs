@@ -55,7 +55,7 @@ impl Default for DeliveryConfig {
 impl DeliveryConfig {
     /// How long a claimed delivery stays leased: the deadline plus room to record it.
     pub fn lease(&self) -> Duration {
-        self.timeout + Duration::from_secs(20)
+        self.timeout + Duration::from_secs(5)
     }
 }
 
