@@ -103,11 +103,12 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot create the first API key: {e}"))?;
         println!(
             "Created a read-write API key ({}). It is shown only this once; keep it:\n\n  \
-             {key}\n\nTry it:\n\n  curl -s http://{addr}/api/v1/ingest \\\n    \
+             {key}\n\nIts webhook delivery secret (signs deliveries to an ingest's \
+             webhook_url):\n\n  {}\n\nTry it:\n\n  curl -s http://{addr}/api/v1/ingest \\\n    \
              -H 'Authorization: Bearer {key}' \\\n    \
              -H 'Content-Type: application/json' \\\n    \
              --data @examples/support-refund-goes-wrong.json\n",
-            record.id
+            record.id, record.delivery_secret
         );
     }
     if args.allow_private_webhooks {
