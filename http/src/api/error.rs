@@ -25,6 +25,8 @@ pub enum Code {
     MethodNotAllowed,
     /// The body is not `application/json` (415).
     UnsupportedMediaType,
+    /// The request conflicts with what exists, e.g. a key at its webhook limit (409).
+    Conflict,
     /// A rate-limit window is full (429).
     RateLimited,
     /// Something failed on the server's side (500).
@@ -43,6 +45,7 @@ impl Code {
             Code::NotFound => StatusCode::NOT_FOUND,
             Code::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Code::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Code::Conflict => StatusCode::CONFLICT,
             Code::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             Code::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
             Code::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,

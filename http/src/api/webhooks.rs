@@ -6,7 +6,6 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Extension, Json, Router};
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use undertone_core::validate;
 use utoipa::ToSchema;
@@ -17,12 +16,15 @@ use super::sessions::time;
 use super::{AppState, Caller};
 use crate::keys;
 use crate::store::{DeliveryRecord, DeliveryStatus, NewEvent, Targets, WebhookRecord};
+use crate::webhooks::resolver::ResolveError;
 use crate::webhooks::{EventKind, TEST_KIND, derived_id, envelope_bytes};
 
 /// Kinds one endpoint may subscribe to, at most.
 pub const MAX_KINDS: usize = 5;
 /// Active endpoints one key may register, at most.
 pub const MAX_WEBHOOKS_PER_KEY: usize = 20;
+/// How long registration waits for the URL's host name to resolve.
+const REGISTRATION_LOOKUP: std::time::Duration = std::time::Duration::from_secs(2);
 /// Deliveries per page, by default and at most.
 pub const PAGE_DEFAULT: u32 = 20;
 /// See [`PAGE_DEFAULT`].
@@ -46,7 +48,7 @@ pub struct CreateWebhook {
     #[schema(format = Uri, max_length = 2048)]
     pub url: String,
     /// 1 to 5 distinct event kinds.
-    #[schema(min_items = 1, max_items = 5)]
+    #[schema(min_items = 1, max_items = 5, value_type = std::collections::BTreeSet<EventKind>)]
     pub events: Vec<EventKind>,
 }
 
@@ -157,7 +159,8 @@ pub struct DeliveryView {
 pub struct DeliveryPage {
     /// Newest first.
     pub data: Vec<DeliveryView>,
-    /// Pass as `cursor` for the next page; null on the last page.
+    /// Pass as `cursor` for the next page (the last delivery's id); null on the last
+    /// page. A cursor that names no delivery of this endpoint gives an empty page.
     pub next_cursor: Option<String>,
 }
 
@@ -204,11 +207,13 @@ async fn check_url(state: &AppState, url: &str) -> Result<String, ApiError> {
         let parsed = reqwest::Url::parse(&url)
             .map_err(|e| ApiError::new(Code::ValidationError, format!("url: {e}")))?;
         if let Some(url::Host::Domain(host)) = parsed.host() {
-            state
-                .resolver
-                .lookup(host)
-                .await
-                .map_err(|e| ApiError::new(Code::ValidationError, format!("url: {e}")))?;
+            // A name that does not resolve (yet) is accepted: every attempt resolves
+            // and checks it again, and records why it failed.
+            // The lookup is bounded so a slow resolver cannot hold the request.
+            let lookup = tokio::time::timeout(REGISTRATION_LOOKUP, state.resolver.lookup(host));
+            if let Ok(Err(e @ ResolveError::NotPublic { .. })) = lookup.await {
+                return Err(ApiError::new(Code::ValidationError, format!("url: {e}")));
+            }
         }
     }
     Ok(url)
@@ -226,6 +231,7 @@ async fn check_url(state: &AppState, url: &str) -> Result<String, ApiError> {
         (status = 400, description = "Invalid URL or event kinds", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 409, description = "The key has 20 webhooks already", body = ErrorEnvelope),
         (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -259,7 +265,7 @@ pub(super) async fn create(
     let existing = state.store.list_webhooks(&caller.key.id).await?;
     if existing.len() >= MAX_WEBHOOKS_PER_KEY {
         return Err(ApiError::new(
-            Code::ValidationError,
+            Code::Conflict,
             format!(
                 "this key has {MAX_WEBHOOKS_PER_KEY} webhooks already, the most it may have; delete one first"
             ),
@@ -452,7 +458,7 @@ fn delivery_view(d: DeliveryRecord) -> DeliveryView {
     params(
         ("webhook_id" = String, Path, description = "The endpoint"),
         ("limit" = Option<u32>, Query, description = "Deliveries per page: 1 to 100 (default 20)", minimum = 1, maximum = 100),
-        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page (a delivery id)", format = Uuid),
     ),
     responses(
         (status = 200, description = "A page of deliveries", body = DeliveryPage),
@@ -479,12 +485,15 @@ pub(super) async fn deliveries(
     let hook = owned(&state, &caller, &id).await?;
     let after = match page.cursor.as_deref() {
         None => None,
-        Some(c) => Some(decode_cursor(c).ok_or_else(|| {
-            ApiError::new(
-                Code::ValidationError,
-                "cursor: not a cursor from this endpoint's deliveries",
-            )
-        })?),
+        Some(c) => match uuid::Uuid::parse_str(c) {
+            Ok(_) => Some(c.to_owned()),
+            Err(_) => {
+                return Err(ApiError::new(
+                    Code::ValidationError,
+                    "cursor: must be the `next_cursor` of a previous page (a delivery id)",
+                ));
+            }
+        },
     };
     let mut rows = state
         .store
@@ -493,7 +502,7 @@ pub(super) async fn deliveries(
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = if more {
-        rows.last().map(|d| encode_cursor(&d.id))
+        rows.last().map(|d| d.id.clone())
     } else {
         None
     };
@@ -501,16 +510,4 @@ pub(super) async fn deliveries(
         data: rows.into_iter().map(delivery_view).collect(),
         next_cursor,
     }))
-}
-
-fn encode_cursor(delivery_id: &str) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(delivery_id)
-}
-
-fn decode_cursor(cursor: &str) -> Option<String> {
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    let id = String::from_utf8(bytes).ok()?;
-    uuid::Uuid::parse_str(&id).ok().map(|_| id)
 }
