@@ -85,13 +85,13 @@ pub struct Sender {
 
 impl Sender {
     /// A client that resolves names through `resolver`, follows no redirects and uses
-    /// no proxy.
+    /// no proxy. The attempt's deadline is kept by [`send`](Self::send), so an answer
+    /// cut off by it still has its status and first bytes recorded.
     pub fn new(config: DeliveryConfig, resolver: SafeResolver) -> reqwest::Result<Self> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .dns_resolver(resolver)
-            .timeout(config.timeout)
             .connect_timeout(config.timeout)
             .user_agent(USER_AGENT)
             .build()?;
@@ -109,15 +109,9 @@ impl Sender {
     /// Makes one attempt of `job`, signed at `timestamp` (unix seconds).
     pub async fn send(&self, job: &DeliveryJob, timestamp: i64) -> Sent {
         let started = Instant::now();
+        let deadline = tokio::time::Instant::from_std(started) + self.config.timeout;
         let mut sent = match self.request(job, timestamp) {
-            Ok(request) => match tokio::time::timeout(self.config.timeout, exchange(request)).await
-            {
-                Ok(sent) => sent,
-                Err(_) => Sent::failed(format!(
-                    "timed out: no complete answer within {} s",
-                    self.config.timeout.as_secs_f64()
-                )),
-            },
+            Ok(request) => exchange(request, deadline, self.config.timeout).await,
             Err(refused) => Sent::failed(refused),
         };
         sent.duration = started.elapsed();
@@ -189,11 +183,23 @@ impl Sent {
     }
 }
 
-/// Sends the request and reads the answer, keeping its first bytes.
-async fn exchange(request: reqwest::RequestBuilder) -> Sent {
-    let mut response = match request.send().await {
-        Ok(r) => r,
-        Err(e) => return Sent::failed(describe(&e)),
+/// Sends the request and reads the answer, keeping its first bytes, all before
+/// `deadline`. An answer cut off by the deadline keeps its status and first bytes.
+async fn exchange(
+    request: reqwest::RequestBuilder,
+    deadline: tokio::time::Instant,
+    timeout: Duration,
+) -> Sent {
+    let timed_out = || {
+        format!(
+            "timed out: no complete answer within {} s",
+            timeout.as_secs_f64()
+        )
+    };
+    let mut response = match tokio::time::timeout_at(deadline, request.send()).await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => return Sent::failed(describe(&e)),
+        Err(_) => return Sent::failed(timed_out()),
     };
     let status = response.status();
     let retry_after = response
@@ -204,14 +210,18 @@ async fn exchange(request: reqwest::RequestBuilder) -> Sent {
     let mut body = Vec::new();
     let mut read_error = None;
     loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
+        match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => {
                 let room = MAX_STORED_BODY.saturating_sub(body.len());
                 body.extend_from_slice(&chunk[..chunk.len().min(room)]);
             }
-            Ok(None) => break,
-            Err(e) => {
+            Ok(Ok(None)) => break,
+            Ok(Err(e)) => {
                 read_error = Some(format!("reading the answer failed: {}", describe(&e)));
+                break;
+            }
+            Err(_) => {
+                read_error = Some(timed_out());
                 break;
             }
         }
@@ -366,7 +376,10 @@ async fn run(state: AppState, sender: Arc<Sender>, mut stopped: watch::Receiver<
                 Err(e) => tracing::error!(error = %e, "claiming webhook deliveries failed"),
             }
         }
+        let busy = permits.available_permits() == 0;
         let pause = match state.store.next_delivery_due().await {
+            // Every slot is taken: wait for one to free up (or a wake-up).
+            _ if busy => POLL,
             Ok(Some(due)) => {
                 let wait = due.saturating_sub(state.clock.now().timestamp_millis());
                 Duration::from_millis(u64::try_from(wait).unwrap_or(0))
