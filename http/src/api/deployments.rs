@@ -221,7 +221,10 @@ pub(super) async fn create_deploy(
         measured_at: None,
         result: None,
     })?;
-    let location = format!("/api/v1/deployments/{deployment}/deploys");
+    let location = format!(
+        "/api/v1/deployments/{}/deploys",
+        crate::webhooks::path_segment(&deployment)
+    );
     Ok((
         StatusCode::CREATED,
         [(header::LOCATION, location)],

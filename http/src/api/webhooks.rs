@@ -178,14 +178,17 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, A
 }
 
 fn view(w: &WebhookRecord) -> WebhookView {
+    // The order registration answered with: the kinds' documentation order.
+    let mut events: Vec<EventKind> = w
+        .events
+        .iter()
+        .filter_map(|k| EventKind::parse(k))
+        .collect();
+    events.sort();
     WebhookView {
         id: w.id.clone(),
         url: w.url.clone(),
-        events: w
-            .events
-            .iter()
-            .filter_map(|k| EventKind::parse(k))
-            .collect(),
+        events,
         created_at: time(&w.created_at),
         last_delivery_at: w.last_delivery_at.as_ref().map(time),
         failure_count: w.failure_count,

@@ -364,9 +364,11 @@ fn event<T: Serialize>(
     })
 }
 
-/// The id of a deploy marker seen in metadata: one per deployment and release.
-pub fn metadata_deploy_id(org: &str, deployment: &str, release: &str) -> String {
-    let u = derived_id(&["deploy", org, deployment, "metadata", release]);
+/// The id of a deploy marker seen in metadata: one per deployment, release and time
+/// (a release rolled back and deployed again is a second deploy).
+pub fn metadata_deploy_id(org: &str, deployment: &str, release: &str, at: DateTime<Utc>) -> String {
+    let at = at.timestamp_millis().to_string();
+    let u = derived_id(&["deploy", org, deployment, "metadata", release, &at]);
     format!("dep_{}", u.replace('-', ""))
 }
 
@@ -389,7 +391,7 @@ fn metadata_deploys(
         if let Some(previous) = current
             && previous != release
         {
-            let id = metadata_deploy_id(org, deployment, release);
+            let id = metadata_deploy_id(org, deployment, release, p.started_at);
             if !known.contains(id.as_str()) && !out.iter().any(|d| d.id == id) {
                 out.push(NewDeploy {
                     id,
@@ -488,7 +490,10 @@ mod tests {
                 (Some("v3".to_owned()), history[4].started_at)
             ]
         );
-        assert_eq!(d[0].id, metadata_deploy_id("org", "bot", "v2"));
+        assert_eq!(
+            d[0].id,
+            metadata_deploy_id("org", "bot", "v2", history[2].started_at)
+        );
         assert!(d[0].id.starts_with("dep_") && d[0].id.len() == 36);
     }
 

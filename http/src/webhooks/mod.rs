@@ -122,6 +122,17 @@ pub fn envelope_bytes<T: Serialize>(
     })
 }
 
+/// `s` as one percent-encoded URL path segment.
+pub fn path_segment(s: &str) -> String {
+    /// Everything but RFC 3986's unreserved characters.
+    const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
+}
+
 /// A UUID derived from `parts` (SHA-256, shaped as a version-8 UUID): the same
 /// parts give the same id, in every process.
 pub fn derived_id(parts: &[&str]) -> String {
@@ -153,6 +164,13 @@ mod tests {
             );
         }
         assert_eq!(EventKind::parse("webhook.test"), None);
+    }
+
+    #[test]
+    fn path_segments_are_percent_encoded() {
+        assert_eq!(path_segment("acme-bot_1.2~x"), "acme-bot_1.2~x");
+        assert_eq!(path_segment("a b/c?d"), "a%20b%2Fc%3Fd");
+        assert_eq!(path_segment("été"), "%C3%A9t%C3%A9");
     }
 
     #[test]

@@ -68,7 +68,11 @@ pub fn week_of(t: DateTime<Utc>) -> (DateTime<Utc>, DateTime<Utc>) {
 
 /// The path of a report.
 pub fn report_url(deployment_id: &str, report_id: &str) -> String {
-    format!("/api/v1/deployments/{deployment_id}/health-reports/{report_id}")
+    format!(
+        "/api/v1/deployments/{}/health-reports/{}",
+        super::path_segment(deployment_id),
+        super::path_segment(report_id)
+    )
 }
 
 /// Builds, stores and announces the report of `deployment` for `[start, end)` (the

@@ -310,7 +310,9 @@ impl Store for SqliteStore {
         let mut tx = self.write().await?;
         let mut reaped = Reaped::default();
         let expired = sqlx::query(
-            "SELECT session_id, attempts FROM jobs WHERE leased = 1 AND lease_until_ms <= ?",
+            "SELECT j.session_id, j.attempts, j.kind, s.org_id, s.key_id, s.deployment_id, \
+             s.webhook_url, s.event_count FROM jobs j JOIN sessions s ON s.id = j.session_id \
+             WHERE j.leased = 1 AND j.lease_until_ms <= ?",
         )
         .bind(now_ms)
         .fetch_all(&mut *tx)
@@ -319,6 +321,10 @@ impl Store for SqliteStore {
             let session_id: String = row.try_get("session_id")?;
             let attempts: u32 = row.try_get("attempts")?;
             if attempts >= max_attempts {
+                let error = format!(
+                    "processing stopped without finishing {attempts} times (the worker was \
+                     lost each time); giving up"
+                );
                 sqlx::query("DELETE FROM jobs WHERE session_id = ?")
                     .bind(&session_id)
                     .execute(&mut *tx)
@@ -327,13 +333,30 @@ impl Store for SqliteStore {
                     "UPDATE sessions SET status = 'failed', completed_at = NULL, error = ? \
                      WHERE id = ?",
                 )
-                .bind(format!(
-                    "processing stopped without finishing {attempts} times (the worker was \
-                     lost each time); giving up"
-                ))
+                .bind(&error)
                 .bind(&session_id)
                 .execute(&mut *tx)
                 .await?;
+                // The session's `intelligence.ready` (failed) goes out with the failure.
+                let kind = SessionKind::parse(&row.try_get::<String, _>("kind")?)?;
+                if kind == SessionKind::Ingest {
+                    let job = Job {
+                        session_id: session_id.clone(),
+                        kind,
+                        org_id: row.try_get("org_id")?,
+                        key_id: row.try_get("key_id")?,
+                        deployment_id: row.try_get("deployment_id")?,
+                        webhook_url: row.try_get("webhook_url")?,
+                        event_count: usize::try_from(row.try_get::<i64, _>("event_count")?)
+                            .unwrap_or(0),
+                        attempt: attempts,
+                        token: String::new(),
+                        body: Vec::new(),
+                    };
+                    let at = super::time_from_ms(now_ms)?;
+                    let effects = crate::webhooks::emit::failure_effects(&job, &error, at);
+                    webhooks::apply_effects(&mut tx, &job, &effects, at).await?;
+                }
                 reaped.failed += 1;
             } else {
                 sqlx::query(

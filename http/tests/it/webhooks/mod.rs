@@ -7,5 +7,5 @@
 mod delivery;
 mod events;
 mod process;
-mod routes;
 mod receiver;
+mod routes;

@@ -26,8 +26,6 @@ pub enum Answer {
     Endless,
     /// 200 with a body of this many bytes (Content-Length).
     Huge(usize),
-    /// Close the connection without answering.
-    Hangup,
 }
 
 /// One request as received.
@@ -97,11 +95,6 @@ impl Receiver {
     /// Every request so far.
     pub fn requests(&self) -> Vec<Received> {
         self.requests.lock().expect("lock").clone()
-    }
-
-    /// Stops listening (open connections finish on their own).
-    pub fn stop(&self) {
-        self.task.abort();
     }
 }
 
@@ -213,7 +206,6 @@ async fn serve(
                 left -= k;
             }
         }
-        Answer::Hangup => {}
     }
     socket.shutdown().await
 }
