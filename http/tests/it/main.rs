@@ -3,4 +3,5 @@
 mod api;
 mod cli;
 mod durability;
+mod raw_http;
 mod webhooks;
