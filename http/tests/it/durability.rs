@@ -4,18 +4,14 @@
 //!
 //! The server runs with two workers and two-second leases on a SQLite file in a
 //! temporary directory; requests go over plain TCP with the small HTTP/1.1 client
-//! below (`Connection: close`, one request per connection).
+//! of `real_server` (`Connection: close`, one request per connection).
 
-use crate::raw_http::request;
 use std::collections::{BTreeMap, VecDeque};
 use std::fs;
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::str::FromStr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,12 +19,10 @@ use serde_json::Value;
 use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
 
-/// How long a server may take to print its listening line.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::real_server::{self, Server, request};
+
 /// How long the restarted server may take to complete every acknowledged session.
 const COMPLETE_TIMEOUT: Duration = Duration::from_secs(60);
-/// How long a server may take to exit after SIGTERM.
-const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Copies of the example's conversations in one request (20 events each), so that
 /// scoring a request takes a moment and a backlog builds up behind two workers.
 const COPIES: usize = 20;
@@ -48,141 +42,12 @@ const DISPLAY_LEN: usize = 12;
 /// A longer prefix that must never be stored: `ut_live_` and 20 characters.
 const SECRET_PREFIX_LEN: usize = 28;
 
-/// A running `undertone serve`; killed (SIGKILL) and reaped when dropped, so no test
-/// exit path leaves a server behind.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    /// The key printed on first start with an empty database.
-    key: Option<String>,
-    /// Everything the server wrote to stderr so far (its log).
-    log: Arc<Mutex<String>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    /// Starts `undertone serve` on `database`; returns once it listens.
-    fn start(database: &str) -> Server {
-        let child = Command::new(env!("CARGO_BIN_EXE_undertone"))
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-                "--database",
-                database,
-                "--workers",
-                "2",
-                "--lease-seconds",
-                "2",
-            ])
-            .env("RUST_LOG", "info,sqlx=warn")
-            .env_remove("RUST_BACKTRACE")
-            .env_remove("RUST_LIB_BACKTRACE")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("undertone serve starts");
-        let mut server = Server {
-            child,
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            key: None,
-            log: Arc::new(Mutex::new(String::new())),
-        };
-
-        let stderr = server.child.stderr.take().expect("stderr is piped");
-        let log = Arc::clone(&server.log);
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-
-        // Lines of stdout go through a channel so that waiting for them is bounded;
-        // the thread keeps draining stdout after the listening line.
-        let stdout = server.child.stdout.take().expect("stdout is piped");
-        let (lines, received) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let _ = lines.send(line);
-            }
-        });
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut printed = String::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match received.recv_timeout(left) {
-                Ok(line) => line,
-                Err(e) => panic!(
-                    "the server did not print its listening line ({e:?}); stdout:\n{printed}\n\
-                     stderr:\n{}",
-                    server.log()
-                ),
-            };
-            printed.push_str(&line);
-            printed.push('\n');
-            let trimmed = line.trim();
-            if trimmed.starts_with("ut_live_") {
-                server.key = Some(trimmed.to_owned());
-            }
-            if let Some(rest) = line.strip_prefix("undertone: listening on http://") {
-                let addr = rest.split(' ').next().unwrap_or_default();
-                server.addr = addr
-                    .parse()
-                    .unwrap_or_else(|e| panic!("bad listening address `{addr}`: {e}"));
-                return server;
-            }
-        }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// `kill -9`: no chance to finish anything.
-    fn kill_9(&mut self) {
-        self.child.kill().expect("the server can be killed");
-        self.child.wait().expect("the killed server is reaped");
-    }
-
-    /// SIGTERM, then waits (bounded) for the exit status.
-    fn terminate(&mut self) -> ExitStatus {
-        let sent = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .expect("`kill` runs");
-        assert!(sent.success(), "kill -TERM failed: {sent}");
-        let deadline = Instant::now() + STOP_TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("the server can be polled") {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the server did not exit within {STOP_TIMEOUT:?} of SIGTERM; log:\n{}",
-                self.log()
-            );
-            thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Fails the test when the server's log shows a panic.
-    fn assert_no_panic(&self) {
-        let log = self.log();
-        assert!(!log.contains("panicked"), "the server panicked:\n{log}");
-    }
+/// `undertone serve` with two workers and two-second leases; returns once it listens.
+fn start(database: &str) -> Server {
+    Server::spawn(real_server::serve_command(
+        database,
+        &["--workers", "2", "--lease-seconds", "2"],
+    ))
 }
 
 /// The support example's conversations `COPIES` times over, each copy with its own
@@ -424,7 +289,7 @@ fn kill_9_loses_no_acknowledged_ingest() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = format!("sqlite://{}", dir.path().join("u.db").display());
 
-    let mut first = Server::start(&url);
+    let mut first = start(&url);
     let key = first
         .key
         .clone()
@@ -437,7 +302,7 @@ fn kill_9_loses_no_acknowledged_ingest() {
     // The key row is still in the write-ahead log here, as the kill left it.
     assert_no_plaintext_key(dir.path(), &key);
 
-    let mut second = Server::start(&url);
+    let mut second = start(&url);
     assert_eq!(
         second.key, None,
         "a key is printed only for an empty database"
@@ -470,7 +335,7 @@ fn sigterm_exits_0_and_queued_work_completes_after_restart() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let url = format!("sqlite://{}", dir.path().join("u.db").display());
 
-    let mut first = Server::start(&url);
+    let mut first = start(&url);
     let key = first
         .key
         .clone()
@@ -516,7 +381,7 @@ fn sigterm_exits_0_and_queued_work_completes_after_restart() {
         acked.len()
     );
 
-    let mut second = Server::start(&url);
+    let mut second = start(&url);
     assert_eq!(
         second.key, None,
         "a key is printed only for an empty database"

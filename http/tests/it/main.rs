@@ -3,5 +3,5 @@
 mod api;
 mod cli;
 mod durability;
-mod raw_http;
+mod real_server;
 mod webhooks;

@@ -6,27 +6,24 @@
 //! listens.
 //!
 //! Each test runs its own server on port 0 with a SQLite file in its own temporary
-//! directory; requests go over plain TCP with the small HTTP/1.1 client below
-//! (`Connection: close`, one request per connection). Servers and receivers are
+//! directory; requests go over plain TCP with the small HTTP/1.1 client of
+//! `real_server` (`Connection: close`, one request per connection). Servers and receivers are
 //! killed by Drop guards on every exit path.
 
-use crate::raw_http::request;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::receiver::{Answer, Receiver};
+use crate::real_server::{self, START_TIMEOUT, Server, request};
 
-/// How long a server may take to print its listening line.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long an ingest may take to reach the receiver.
 const FIRST_DELIVERY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long the restarted server may take to retry the interrupted delivery: its
@@ -52,157 +49,23 @@ const EXAMPLE_DEPLOYMENT: &str = "acme-support-bot";
 // ---------------------------------------------------------------------------------
 // The server process.
 
-/// A running `undertone serve`; killed (SIGKILL) and reaped when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    /// The key printed on first start with an empty database.
-    key: Option<String>,
-    /// Everything the server wrote to stderr so far.
-    log: Arc<Mutex<String>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
-
 /// The `--database` URL of a SQLite file in `dir`.
 fn database_url(dir: &Path) -> String {
     format!("sqlite://{}", dir.join("u.db").display())
 }
 
-/// `undertone serve` on 127.0.0.1:0 with `database`, one scoring worker, private
-/// webhooks allowed, and `extra` arguments.
+/// `undertone serve` with one scoring worker, private webhooks allowed, and `extra`
+/// arguments.
 fn serve_command(database: &str, extra: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_undertone"));
-    command
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--database",
-            database,
-            "--workers",
-            "1",
-            "--allow-private-webhooks",
-        ])
-        .args(extra)
-        .env("RUST_LOG", "info,sqlx=warn")
-        .env_remove("UNDERTONE_WEBHOOK_RETRY_SCHEDULE")
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("RUST_LIB_BACKTRACE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
+    let mut args = vec!["--workers", "1", "--allow-private-webhooks"];
+    args.extend_from_slice(extra);
+    real_server::serve_command(database, &args)
 }
 
-impl Server {
-    /// Starts `undertone serve` (see [`serve_command`]); returns once it listens.
-    fn start(database: &str, extra: &[&str]) -> Server {
-        Server::spawn(serve_command(database, extra))
-    }
-
-    /// Runs `command` (an `undertone serve` with piped output); returns once it
-    /// listens.
-    fn spawn(mut command: Command) -> Server {
-        let child = command.spawn().expect("undertone serve starts");
-        let mut server = Server {
-            child,
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            key: None,
-            log: Arc::new(Mutex::new(String::new())),
-        };
-        let stderr = server.child.stderr.take().expect("stderr is piped");
-        let log = Arc::clone(&server.log);
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        let stdout = server.child.stdout.take().expect("stdout is piped");
-        let (lines, received) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let _ = lines.send(line);
-            }
-        });
-        let deadline = Instant::now() + START_TIMEOUT;
-        let mut printed = String::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = match received.recv_timeout(left) {
-                Ok(line) => line,
-                Err(e) => panic!(
-                    "the server did not print its listening line ({e:?}); stdout:\n{printed}\n\
-                     stderr:\n{}",
-                    server.log()
-                ),
-            };
-            printed.push_str(&line);
-            printed.push('\n');
-            let trimmed = line.trim();
-            if trimmed.starts_with("ut_live_") {
-                server.key = Some(trimmed.to_owned());
-            }
-            if let Some(rest) = line.strip_prefix("undertone: listening on http://") {
-                let addr = rest.split(' ').next().unwrap_or_default();
-                server.addr = addr
-                    .parse()
-                    .unwrap_or_else(|e| panic!("bad listening address `{addr}`: {e}"));
-                return server;
-            }
-        }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    /// `kill -9`: no chance to finish anything.
-    fn kill_9(&mut self) {
-        self.child.kill().expect("the server can be killed");
-        self.child.wait().expect("the killed server is reaped");
-    }
-
-    /// A `kB` line of `/proc/<pid>/status` (`VmHWM`, `VmRSS`), in KiB.
-    fn proc_status_kib(&self, field: &str) -> u64 {
-        let path = format!("/proc/{}/status", self.pid());
-        let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        text.lines()
-            .find_map(|line| {
-                let rest = line.strip_prefix(field)?.strip_prefix(':')?;
-                rest.trim().strip_suffix("kB")?.trim().parse().ok()
-            })
-            .unwrap_or_else(|| panic!("no {field} in {path}:\n{text}"))
-    }
-
-    /// Peak resident set size so far, in KiB.
-    fn peak_rss_kib(&self) -> u64 {
-        self.proc_status_kib("VmHWM")
-    }
-
-    fn assert_no_panic(&self) {
-        let log = self.log();
-        assert!(!log.contains("panicked"), "the server panicked:\n{log}");
-    }
+/// Starts [`serve_command`]; returns once it listens.
+fn start(database: &str, extra: &[&str]) -> Server {
+    Server::spawn(serve_command(database, extra))
 }
-
-// ---------------------------------------------------------------------------------
-// A tiny HTTP/1.1 client.
 
 // ---------------------------------------------------------------------------------
 // The API calls the tests make.
@@ -359,7 +222,7 @@ async fn kill_9_mid_delivery_is_delivered_after_restart_with_the_same_id() {
     ])
     .await;
 
-    let mut first = Server::start(&url, &[]);
+    let mut first = start(&url, &[]);
     let key = first
         .key
         .clone()
@@ -387,7 +250,7 @@ async fn kill_9_mid_delivery_is_delivered_after_restart_with_the_same_id() {
         "a second request before the kill"
     );
 
-    let second = Server::start(&url, &[]);
+    let second = start(&url, &[]);
     assert_eq!(
         second.key, None,
         "a key is printed only for an empty database"
@@ -474,7 +337,7 @@ async fn kill_9_mid_delivery_is_delivered_after_restart_with_the_same_id() {
 /// the endpoint, the receiver and the peak RSS so far (the baseline, in KiB).
 async fn memory_setup(dir: &Path, answer: Answer) -> (Server, String, Webhook, Receiver, u64) {
     let receiver = Receiver::start(vec![Answer::Status(200), answer]).await;
-    let server = Server::start(
+    let server = start(
         &database_url(dir),
         &[
             "--webhook-retry-schedule",
@@ -493,7 +356,7 @@ async fn memory_setup(dir: &Path, answer: Answer) -> (Server, String, Webhook, R
     let warm_up = send_test(&server, &key, &hook);
     let delivery = wait_finished(&server, &key, &hook, &warm_up);
     assert_eq!(delivery["status"], "succeeded", "warm-up: {delivery:#}");
-    let baseline = server.peak_rss_kib();
+    let baseline = server.proc_status_kib("VmHWM");
     (server, key, hook, receiver, baseline)
 }
 
@@ -514,7 +377,7 @@ async fn a_100_mib_answer_is_not_buffered() {
 
     let event = send_test(&server, &key, &hook);
     let delivery = wait_finished(&server, &key, &hook, &event);
-    let peak = server.peak_rss_kib();
+    let peak = server.proc_status_kib("VmHWM");
     let rss = server.proc_status_kib("VmRSS");
     let bound = rss_bound_kib(baseline);
     eprintln!(
@@ -569,7 +432,7 @@ async fn an_endless_answer_times_out_with_bounded_memory() {
 
     let event = send_test(&server, &key, &hook);
     let delivery = wait_finished(&server, &key, &hook, &event);
-    let peak = server.peak_rss_kib();
+    let peak = server.proc_status_kib("VmHWM");
     let rss = server.proc_status_kib("VmRSS");
     let bound = rss_bound_kib(baseline);
     eprintln!(
@@ -775,7 +638,7 @@ async fn signatures_verify_in_an_independent_python_receiver() {
     let started = Instant::now();
     let dir = tempfile::tempdir().expect("temporary directory");
     let python = PythonReceiver::start(dir.path());
-    let server = Server::start(&database_url(dir.path()), &[]);
+    let server = start(&database_url(dir.path()), &[]);
     let key = server.key.clone().expect("a key on an empty database");
     let hook = register(
         &server,
@@ -1002,7 +865,7 @@ fn a_bad_retry_schedule_stops_serve_before_it_listens() {
     }
 
     // The control: the same command with a valid schedule (flag and variable) starts.
-    let server = Server::start(&url, &["--webhook-retry-schedule", "0,0.5,1.5"]);
+    let server = start(&url, &["--webhook-retry-schedule", "0,0.5,1.5"]);
     assert!(server.key.is_some(), "the database was empty until now");
     drop(server);
     let mut env_ok = serve_command(&url, &[]);
