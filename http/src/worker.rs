@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use undertone_core::monitor;
+use undertone_core::monitor::{self, ConversationPoint};
 use undertone_core::score::SessionIntelligence;
 use undertone_core::{IngestRequest, drift, score, validate};
 
@@ -111,7 +111,8 @@ async fn process(state: &AppState, job: Job) {
                 Ok(request) => {
                     let result = score::score(&request);
                     let outcome = ingest_outcome_of(&result, &session_id);
-                    (outcome, Some((request, result)))
+                    let points = monitor::points(&request, &result);
+                    (outcome, Some((request, result, points)))
                 }
                 Err(failed) => (failed, None),
             }
@@ -127,8 +128,8 @@ async fn process(state: &AppState, job: Job) {
         )
     });
     let effects = match (&outcome, scored) {
-        (Outcome::Complete { .. }, Some((request, result))) => {
-            ingest_effects(state, &job, request, result).await
+        (Outcome::Complete { .. }, Some((request, result, points))) => {
+            ingest_effects(state, &job, request, result, points).await
         }
         (Outcome::Failed(error), _) if kind == SessionKind::Ingest => {
             emit::failure_effects(&job, error, state.clock.now())
@@ -171,10 +172,10 @@ async fn ingest_effects(
     job: &Job,
     request: Arc<IngestRequest>,
     result: SessionIntelligence,
+    points: Vec<ConversationPoint>,
 ) -> Effects {
     let org = job.org_id.clone();
     let deployment = request.deployment_id.clone();
-    let points = monitor::points(&request, &result);
     let deploys = state.store.deploys(&org, &deployment).await;
     let from = emit::history_from(&points, deploys.as_deref().unwrap_or(&[]));
     let prior = state.store.history(&org, &deployment, from, i64::MAX).await;
@@ -188,7 +189,7 @@ async fn ingest_effects(
     let job = job.clone();
     let at = state.clock.now();
     tokio::task::spawn_blocking(move || {
-        emit::ingest_effects(&job, &request, &result, &prior, &deploys, at)
+        emit::ingest_effects(&job, &request, &result, points, &prior, &deploys, at)
     })
     .await
     .unwrap_or_else(|e| {

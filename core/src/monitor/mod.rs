@@ -4,9 +4,11 @@
 //! A scored request is reduced to one [`ConversationPoint`] per conversation with human
 //! turns ([`points`]); a store keeps those points, and [`health_report`] and
 //! [`crate::drift::anomaly::detect_points`] read them back without rescoring.
-//! [`crossings()`] lists the turns where a dimension entered the broken band.
+//! [`crossings()`] lists the turns where a dimension entered the broken band;
+//! [`release_changes`] and [`settled_shift`] find deploys in the history and test them.
 
 pub mod crossings;
+pub mod deploys;
 pub mod report;
 
 use std::collections::BTreeMap;
@@ -22,6 +24,7 @@ use crate::score::conversation::ConversationResult;
 use crate::score::layer_z::{ByDimension, Dimension};
 
 pub use crossings::{CROSSING_DIMENSIONS, Crossing, crossings};
+pub use deploys::{DEPLOY_BASELINE, ReleaseChange, release_changes, settled_shift};
 pub use report::{DimensionHealth, HealthReport, health_report};
 
 /// One scored conversation as a deployment's history keeps it.

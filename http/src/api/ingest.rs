@@ -92,7 +92,7 @@ pub(super) async fn ingest(
         Err(refused) => return Ok(refused),
     };
     state.handoff.put(&session.id, request);
-    let poll_url = format!("/api/v1/intelligence/{}", session.id);
+    let poll_url = crate::webhooks::emit::poll_url(&session.id);
     let body = IngestAccepted {
         session_id: session.id,
         event_count: event_count as u64,

@@ -177,6 +177,11 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, A
         .map_err(|e| ApiError::new(Code::ValidationError, format!("body: {e}")))
 }
 
+/// Where an endpoint's deliveries are listed.
+fn deliveries_url(webhook_id: &str) -> String {
+    format!("/api/v1/webhooks/{webhook_id}/deliveries")
+}
+
 fn view(w: &WebhookRecord) -> WebhookView {
     // The order registration answered with: the kinds' documentation order.
     let mut events: Vec<EventKind> = w
@@ -286,7 +291,7 @@ pub(super) async fn create(
         failure_count: 0,
     };
     state.store.create_webhook(&record).await?;
-    let location = format!("/api/v1/webhooks/{}/deliveries", record.id);
+    let location = deliveries_url(&record.id);
     let created = WebhookCreated {
         id: record.id,
         url: record.url,
@@ -413,7 +418,7 @@ pub(super) async fn test(
     };
     state.store.emit(&[event], now).await?;
     state.deliveries.notify_one();
-    let deliveries_url = format!("/api/v1/webhooks/{}/deliveries", hook.id);
+    let deliveries_url = deliveries_url(&hook.id);
     Ok((
         StatusCode::ACCEPTED,
         [(header::LOCATION, deliveries_url.clone())],

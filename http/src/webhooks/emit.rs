@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use undertone_core::IngestRequest;
 use undertone_core::drift::anomaly::{self, Anomaly, Bucketing};
-use undertone_core::drift::outcome::{self, OutcomeShift};
+use undertone_core::drift::outcome::OutcomeShift;
 use undertone_core::monitor::{self, ConversationPoint, Crossing};
 use undertone_core::schema::serialize_utc;
 use undertone_core::score::SessionIntelligence;
@@ -29,8 +29,6 @@ use crate::store::{
 /// Days of history before a session's first conversation the anomaly chart needs:
 /// the baseline window plus the buckets before it.
 pub const ANOMALY_HISTORY_DAYS: i64 = (anomaly::BASELINE_WINDOW + anomaly::MIN_BASELINE) as i64;
-/// Conversations immediately before a deploy that form its baseline, at most.
-pub const DEPLOY_BASELINE: usize = 200;
 /// Deploys older than this (before the newest conversation) are no longer measured.
 pub const DEPLOY_WINDOW_DAYS: i64 = 30;
 
@@ -128,20 +126,13 @@ pub fn ready_event(job: &Job, data: &ReadyData, at: DateTime<Utc>) -> Option<New
     let deployment = job.deployment_id.as_deref()?;
     let kind = EventKind::IntelligenceReady.as_str();
     let id = derived_id(&[kind, &job.session_id]);
-    let body = envelope_bytes(&id, kind, at, &job.org_id, deployment, data).ok()?;
-    Some(NewEvent {
-        id,
-        kind: kind.to_owned(),
-        org_id: job.org_id.clone(),
-        deployment_id: deployment.to_owned(),
-        created_at: at,
-        body,
-        targets: Targets::Subscribers(job.webhook_url.as_ref().map(|url| DirectTarget {
-            endpoint: format!("ingest:{}", job.session_id),
-            key_id: job.key_id.clone(),
-            url: url.clone(),
-        })),
-    })
+    let mut ready = event(&job.org_id, deployment, kind, id, data, at)?;
+    ready.targets = Targets::Subscribers(job.webhook_url.as_ref().map(|url| DirectTarget {
+        endpoint: format!("ingest:{}", job.session_id),
+        key_id: job.key_id.clone(),
+        url: url.clone(),
+    }));
+    Some(ready)
 }
 
 /// The poll URL of a session.
@@ -184,18 +175,20 @@ pub fn history_from(points: &[ConversationPoint], deploys: &[DeployRecord]) -> i
     from.timestamp_millis()
 }
 
-/// Everything a completed ingest session causes. `prior` is the deployment's stored
-/// history from [`history_from`] on; `deploys` its stored deploy markers.
+/// Everything a completed ingest session causes. `points` are the session's own
+/// history points (`monitor::points` of the request and result); `prior` is the
+/// deployment's stored history from [`history_from`] on; `deploys` its stored deploy
+/// markers.
 pub fn ingest_effects(
     job: &Job,
     request: &IngestRequest,
     result: &SessionIntelligence,
+    points: Vec<ConversationPoint>,
     prior: &[ConversationPoint],
     deploys: &[DeployRecord],
     at: DateTime<Utc>,
 ) -> Effects {
     let deployment = request.deployment_id.as_str();
-    let points = monitor::points(request, result);
     let mut events = Vec::new();
 
     let data = ReadyData {
@@ -252,7 +245,7 @@ pub fn ingest_effects(
         .collect();
     let mut measured = Vec::new();
     for d in &markers {
-        let Some(shift) = settle(d, &history, &all_at) else {
+        let Some(shift) = monitor::settled_shift(d.at, &all_at, &history) else {
             continue;
         };
         if let Ok(result) = serde_json::to_string(&shift) {
@@ -372,8 +365,7 @@ pub fn metadata_deploy_id(org: &str, deployment: &str, release: &str, at: DateTi
     format!("dep_{}", u.replace('-', ""))
 }
 
-/// Deploy markers for releases that follow another release in the history (the first
-/// release seen is not a deploy: there is nothing before it to compare with).
+/// Deploy markers for the release changes in the history that are not stored yet.
 fn metadata_deploys(
     org: &str,
     deployment: &str,
@@ -383,71 +375,26 @@ fn metadata_deploys(
 ) -> Vec<NewDeploy> {
     let known: BTreeSet<&str> = known.iter().map(|d| d.deploy.id.as_str()).collect();
     let mut out: Vec<NewDeploy> = Vec::new();
-    let mut current: Option<&str> = None;
-    for p in history {
-        let Some(release) = p.release.as_deref() else {
+    for change in monitor::release_changes(history) {
+        let id = metadata_deploy_id(org, deployment, &change.to, change.at);
+        if known.contains(id.as_str()) || out.iter().any(|d| d.id == id) {
             continue;
-        };
-        if let Some(previous) = current
-            && previous != release
-        {
-            let id = metadata_deploy_id(org, deployment, release, p.started_at);
-            if !known.contains(id.as_str()) && !out.iter().any(|d| d.id == id) {
-                out.push(NewDeploy {
-                    id,
-                    org_id: org.to_owned(),
-                    deployment_id: deployment.to_owned(),
-                    release: Some(release.to_owned()),
-                    description: Some(format!(
-                        "release changed from {previous} to {release} in event metadata"
-                    )),
-                    source: "metadata",
-                    at: p.started_at,
-                    created_at: at,
-                });
-            }
         }
-        current = Some(release);
+        out.push(NewDeploy {
+            id,
+            org_id: org.to_owned(),
+            deployment_id: deployment.to_owned(),
+            description: Some(format!(
+                "release changed from {} to {} in event metadata",
+                change.from, change.to
+            )),
+            release: Some(change.to),
+            source: "metadata",
+            at: change.at,
+            created_at: at,
+        });
     }
     out
-}
-
-/// The outcome-shift test of a deploy, once its post-deploy window has settled.
-///
-/// Before: the up to [`DEPLOY_BASELINE`] conversations just before the deploy (after
-/// the previous deploy). After: conversations from the deploy until the next one. The
-/// window settles when the after side holds as many conversations as the before side
-/// (at least [`outcome::MIN_CONVERSATIONS`]); the test then runs once, on exactly that
-/// many after-conversations.
-fn settle(
-    deploy: &NewDeploy,
-    history: &[ConversationPoint],
-    all_deploys: &[DateTime<Utc>],
-) -> Option<OutcomeShift> {
-    let at = deploy.at;
-    let previous = all_deploys.iter().filter(|&&t| t < at).max().copied();
-    let next = all_deploys.iter().filter(|&&t| t > at).min().copied();
-    let scored = history.iter().filter(|p| p.human_turns > 0);
-    let before: Vec<&ConversationPoint> = scored
-        .clone()
-        .filter(|p| p.started_at < at && previous.is_none_or(|t| p.started_at >= t))
-        .collect();
-    let before = &before[before.len().saturating_sub(DEPLOY_BASELINE)..];
-    let after: Vec<&ConversationPoint> = scored
-        .filter(|p| p.started_at >= at && next.is_none_or(|t| p.started_at < t))
-        .collect();
-    let target = before.len().max(outcome::MIN_CONVERSATIONS);
-    if after.len() < target {
-        return None;
-    }
-    let after = &after[..target];
-    let resolved = |v: &[&ConversationPoint]| v.iter().filter(|p| p.resolved).count();
-    Some(outcome::counts(
-        resolved(before),
-        before.len(),
-        resolved(after),
-        after.len(),
-    ))
 }
 
 #[cfg(test)]
@@ -495,32 +442,5 @@ mod tests {
             metadata_deploy_id("org", "bot", "v2", history[2].started_at)
         );
         assert!(d[0].id.starts_with("dep_") && d[0].id.len() == 36);
-    }
-
-    #[test]
-    fn a_deploy_settles_when_the_after_side_matches_the_before_side() {
-        let deploy = NewDeploy {
-            id: "dep_x".into(),
-            org_id: "org".into(),
-            deployment_id: "bot".into(),
-            release: Some("v2".into()),
-            description: None,
-            source: "api",
-            at: point("x", 40, true, None).started_at,
-            created_at: now(),
-        };
-        // 40 before (60% resolved), then after: 39 is not enough, 40 settles.
-        let mut history: Vec<ConversationPoint> = (0..40)
-            .map(|i| point(&format!("b{i}"), i, i % 5 < 3, None))
-            .collect();
-        history.extend((0..39).map(|i| point(&format!("a{i}"), 40 + i, true, None)));
-        assert_eq!(settle(&deploy, &history, &[deploy.at]), None);
-        history.push(point("a39", 79, true, None));
-        history.push(point("a40", 80, false, None));
-        let s = settle(&deploy, &history, &[deploy.at]);
-        let s = s.as_ref();
-        assert_eq!(s.map(|s| (s.before_n, s.before_resolved)), Some((40, 24)));
-        assert_eq!(s.map(|s| (s.after_n, s.after_resolved)), Some((40, 40)));
-        assert_eq!(s.map(|s| s.outcome_shift_detected), Some(true));
     }
 }

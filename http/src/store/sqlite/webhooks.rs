@@ -314,12 +314,29 @@ impl WebhookStore for SqliteStore {
         .bind(key_id)
         .fetch_all(&self.pool)
         .await?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let id: String = row.try_get("id")?;
-            out.push(webhook_from_row(row, self.webhook_kinds(&id).await?)?);
+        // Every kind of the key's endpoints in one query.
+        let mut kinds: std::collections::HashMap<String, Vec<String>> =
+            std::collections::HashMap::new();
+        for k in sqlx::query(
+            "SELECT webhook_id, kind FROM webhook_kinds WHERE webhook_id IN \
+             (SELECT id FROM webhooks WHERE key_id = ? AND deleted_at IS NULL) \
+             ORDER BY webhook_id, kind",
+        )
+        .bind(key_id)
+        .fetch_all(&self.pool)
+        .await?
+        {
+            kinds
+                .entry(k.try_get("webhook_id")?)
+                .or_default()
+                .push(k.try_get("kind")?);
         }
-        Ok(out)
+        rows.iter()
+            .map(|row| {
+                let id: String = row.try_get("id")?;
+                webhook_from_row(row, kinds.remove(&id).unwrap_or_default())
+            })
+            .collect()
     }
 
     async fn webhook(&self, id: &str, key_id: &str) -> StoreResult<Option<WebhookRecord>> {
@@ -391,30 +408,44 @@ impl WebhookStore for SqliteStore {
             .fetch_all(&self.pool)
             .await?,
         };
+        // Every attempt of the page's deliveries in one query.
+        let ids: Vec<String> = rows
+            .iter()
+            .map(|r| r.try_get("id"))
+            .collect::<Result<_, _>>()?;
+        let mut log: std::collections::HashMap<String, Vec<AttemptRecord>> =
+            std::collections::HashMap::new();
+        if !ids.is_empty() {
+            // Only `?` placeholders are formatted in; the ids are bound.
+            let sql = format!(
+                "SELECT * FROM delivery_attempts WHERE delivery_id IN ({}) \
+                 ORDER BY delivery_id, attempt",
+                vec!["?"; ids.len()].join(", ")
+            );
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+            for id in &ids {
+                query = query.bind(id);
+            }
+            for a in query.fetch_all(&self.pool).await? {
+                let duration: Option<i64> = a.try_get("duration_ms")?;
+                log.entry(a.try_get("delivery_id")?)
+                    .or_default()
+                    .push(AttemptRecord {
+                        attempt: a.try_get("attempt")?,
+                        started_at: parse_time(&a.try_get::<String, _>("started_at")?)?,
+                        duration_ms: duration.and_then(|d| u64::try_from(d).ok()),
+                        response_status: status_code(a.try_get("response_status")?),
+                        error: a.try_get("error")?,
+                        response_body: a.try_get("response_body")?,
+                    });
+            }
+        }
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             let id: String = row.try_get("id")?;
             let status = DeliveryStatus::parse(&row.try_get::<String, _>("status")?)?;
             let next_ms: i64 = row.try_get("next_attempt_ms")?;
-            let attempts = sqlx::query(
-                "SELECT * FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt",
-            )
-            .bind(&id)
-            .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(|a| {
-                let duration: Option<i64> = a.try_get("duration_ms")?;
-                Ok(AttemptRecord {
-                    attempt: a.try_get("attempt")?,
-                    started_at: parse_time(&a.try_get::<String, _>("started_at")?)?,
-                    duration_ms: duration.and_then(|d| u64::try_from(d).ok()),
-                    response_status: status_code(a.try_get("response_status")?),
-                    error: a.try_get("error")?,
-                    response_body: a.try_get("response_body")?,
-                })
-            })
-            .collect::<StoreResult<Vec<_>>>()?;
+            let attempts = log.remove(&id).unwrap_or_default();
             out.push(DeliveryRecord {
                 id,
                 event_id: row.try_get("event_id")?,
