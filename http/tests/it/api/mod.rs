@@ -346,7 +346,7 @@ fn assert_no_quota(reply: &Reply) {
 /// JSON equal to `expected`, numbers within a relative 1e-12 (a float written and
 /// read back by the server may differ in its last bit).
 #[track_caller]
-fn assert_json_close(actual: &Value, expected: &Value, at: &str) {
+pub(crate) fn assert_json_close(actual: &Value, expected: &Value, at: &str) {
     match (actual, expected) {
         (Value::Number(a), Value::Number(e)) => {
             let (a, e) = (a.as_f64().expect("finite"), e.as_f64().expect("finite"));

@@ -427,36 +427,7 @@ pub(super) fn sorted(names: &[&str]) -> Vec<String> {
     v
 }
 
-/// JSON equal to `expected`, numbers within a relative 1e-12.
-#[track_caller]
-pub(super) fn assert_json_close(actual: &Value, expected: &Value, at: &str) {
-    match (actual, expected) {
-        (Value::Number(a), Value::Number(e)) => {
-            let (a, e) = (a.as_f64().expect("finite"), e.as_f64().expect("finite"));
-            assert!(
-                (a - e).abs() <= 1e-12 * e.abs().max(1e-300),
-                "{at}: {a} != {e}"
-            );
-        }
-        (Value::Array(a), Value::Array(e)) => {
-            assert_eq!(a.len(), e.len(), "{at}: lengths differ");
-            for (i, (a, e)) in a.iter().zip(e).enumerate() {
-                assert_json_close(a, e, &format!("{at}[{i}]"));
-            }
-        }
-        (Value::Object(a), Value::Object(e)) => {
-            let mut ak: Vec<&String> = a.keys().collect();
-            let mut ek: Vec<&String> = e.keys().collect();
-            ak.sort();
-            ek.sort();
-            assert_eq!(ak, ek, "{at}: keys differ");
-            for (k, e) in e {
-                assert_json_close(&a[k], e, &format!("{at}.{k}"));
-            }
-        }
-        _ => assert_eq!(actual, expected, "{at}"),
-    }
-}
+pub(super) use crate::api::assert_json_close;
 
 /// Checks the envelope fields every event has, and returns its `data`.
 #[track_caller]
