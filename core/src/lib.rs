@@ -27,6 +27,7 @@ pub mod features;
 pub mod monitor;
 pub mod schema;
 pub mod score;
+pub mod sdk;
 pub mod signature;
 pub mod stats;
 pub mod validate;

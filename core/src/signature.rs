@@ -113,6 +113,53 @@ pub fn verify_standard(
     })
 }
 
+/// How far a Standard Webhooks `webhook-timestamp` may be from now, in seconds, for
+/// [`verify_headers`]: five minutes, as the Standard Webhooks spec suggests.
+pub const DEFAULT_TOLERANCE_SECS: i64 = 300;
+
+/// Whether a delivery's headers carry a valid signature of `body` under `secret`, the
+/// one-call check every SDK offers.
+///
+/// `headers` are (name, value) pairs, names in any case. Every scheme present must
+/// verify, and at least one must be present: `X-Undertone-Signature`, and the
+/// Standard Webhooks trio `webhook-id`, `webhook-timestamp`, `webhook-signature`, whose
+/// timestamp must be within `tolerance_secs` of `now` (unix seconds; the caller reads
+/// the clock). A delivery from Undertone carries both.
+pub fn verify_headers<'a>(
+    secret: &str,
+    body: &[u8],
+    headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+    now: i64,
+    tolerance_secs: i64,
+) -> bool {
+    let (mut plain, mut id, mut timestamp, mut standard) = (None, None, None, None);
+    for (name, value) in headers {
+        let slot = match name.to_ascii_lowercase().as_str() {
+            "x-undertone-signature" => &mut plain,
+            "webhook-id" => &mut id,
+            "webhook-timestamp" => &mut timestamp,
+            "webhook-signature" => &mut standard,
+            _ => continue,
+        };
+        *slot = Some(value);
+    }
+    let plain_ok = plain.map(|header| verify(secret, body, header));
+    let standard_ok = match (id, timestamp, standard) {
+        (None, None, None) => None,
+        (Some(id), Some(ts), Some(sig)) => Some(
+            ts.trim()
+                .parse::<i64>()
+                .is_ok_and(|ts| verify_standard(secret, id, ts, body, sig, now, tolerance_secs)),
+        ),
+        // Part of the trio: tampered with, or not ours.
+        _ => Some(false),
+    };
+    match (plain_ok, standard_ok) {
+        (None, None) => false,
+        (a, b) => a.unwrap_or(true) && b.unwrap_or(true),
+    }
+}
+
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     if !hex.len().is_multiple_of(2) {
         return None;
@@ -217,6 +264,44 @@ mod tests {
         assert_eq!(e.violations()[0].path, "secret");
         assert!(!verify_standard(
             "nope", STD_ID, STD_TS, STD_BODY, STD_SIG, STD_TS, 300
+        ));
+    }
+
+    #[test]
+    fn verify_headers_needs_every_present_scheme() {
+        let plain = sign(STD_SECRET, STD_BODY);
+        let both = [
+            ("X-Undertone-Signature", plain.as_str()),
+            ("Webhook-Id", STD_ID),
+            ("webhook-timestamp", "1614265330"),
+            ("webhook-signature", STD_SIG),
+        ];
+        let check = |h: &[(&str, &str)], now| {
+            verify_headers(
+                STD_SECRET,
+                STD_BODY,
+                h.iter().copied(),
+                now,
+                DEFAULT_TOLERANCE_SECS,
+            )
+        };
+        assert!(check(&both, STD_TS + 5));
+        assert!(check(&both[..1], STD_TS + 5), "the plain scheme alone");
+        assert!(check(&both[1..], STD_TS + 5), "Standard Webhooks alone");
+        assert!(!check(&both, STD_TS + 301), "a replay fails the timestamp");
+        assert!(!check(&both[..3], STD_TS), "part of the trio");
+        assert!(!check(&[], STD_TS), "no signature at all");
+        let wrong = sign("whsec_other", STD_BODY);
+        let mut tampered = both;
+        tampered[0].1 = &wrong;
+        assert!(!check(&tampered, STD_TS), "one bad scheme fails the whole");
+        assert!(!check(
+            &[
+                ("webhook-id", STD_ID),
+                ("webhook-timestamp", "soon"),
+                ("webhook-signature", STD_SIG)
+            ],
+            STD_TS
         ));
     }
 }

@@ -1,12 +1,12 @@
 //! `undertone drift BEFORE AFTER`: score two periods and test each dimension for change.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use undertone_core::drift::{DriftDirection, DriftResult, Verdict, drift};
-use undertone_core::schema::{DriftRequest, Period};
 use undertone_core::score::Dimension;
+use undertone_core::sdk;
 
 use super::{Format, INVALID, emit, load, warn};
 
@@ -58,56 +58,30 @@ pub fn run(args: &DriftArgs) -> u8 {
         super::report("--question", &e, args.json);
         return INVALID;
     }
-    let load_period = |file: &Path, label: &Option<String>| {
-        let request = load(
-            file,
-            args.input_format,
-            args.deployment_id.as_deref(),
-            args.json,
-            true,
-        )?;
-        let label = label.clone().unwrap_or_else(|| stem(file));
-        Some((
-            request.deployment_id,
-            Period {
-                label,
-                events: request.events,
-            },
-        ))
+    let id = super::flag(&args.deployment_id);
+    let period = |file, label: &Option<String>, fallback| {
+        load(file, args.input_format, args.json, true, |source| {
+            sdk::drift_period(source, label.as_deref(), fallback, id)
+        })
     };
-    let Some((deployment, before)) = load_period(&args.before, &args.before_label) else {
+    let Some(before) = period(&args.before, &args.before_label, "before") else {
         return INVALID;
     };
-    let Some((after_deployment, after)) = load_period(&args.after, &args.after_label) else {
+    let Some(after) = period(&args.after, &args.after_label, "after") else {
         return INVALID;
     };
-    if args.deployment_id.is_none() && after_deployment != deployment {
+    if id.value.is_none() && after.0 != before.0 {
         warn(&format!(
-            "note: the files name different deployments ({deployment}, {after_deployment}); AI turns are recognised with {deployment}"
+            "note: the files name different deployments ({}, {}); AI turns are recognised with {}",
+            before.0, after.0, before.0
         ));
     }
-    let request = DriftRequest {
-        before,
-        after,
-        question: args.question.as_ref().map(|q| q.trim().to_owned()),
-        deployment_id: Some(deployment),
-    };
-    let result = drift(&request);
+    let result = drift(&sdk::drift_pair(before, after, args.question.as_deref()));
     match args.format {
         // Serialising plain data types to a String cannot fail.
         Output::Json => emit(&serde_json::to_string_pretty(&result).unwrap_or_default()),
         Output::Table => emit(&table(&result)),
     }
-}
-
-/// The file name without its extension, as a default period label.
-fn stem(file: &Path) -> String {
-    if file.as_os_str() == "-" {
-        return "stdin".to_owned();
-    }
-    file.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| file.display().to_string())
 }
 
 /// One row per dimension, then the summary, findings and recommendations.

@@ -13,10 +13,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+use undertone_core::sdk;
+use undertone_core::validate::Options;
 use undertone_core::{Error, ErrorCode, assemble};
 
 pub use input::Format;
-use input::InputError;
 
 /// Exit status for success.
 const OK: u8 = 0;
@@ -61,10 +62,11 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct InputArgs {
-    /// Ingest-request JSON, or JSON Lines of events; `-` reads standard input.
+    /// Ingest-request JSON, a JSON array of events, or JSON Lines of events; `-` reads
+    /// standard input.
     file: PathBuf,
-    /// Deployment the events come from: required for JSON Lines, fills in a missing
-    /// `deployment_id` in a request file.
+    /// Deployment the events come from: required for a list of events, fills in a
+    /// missing `deployment_id` in a request file.
     #[arg(long)]
     deployment_id: Option<String>,
     /// Input layout.
@@ -96,13 +98,9 @@ pub fn main() -> ExitCode {
 }
 
 fn run(args: &InputArgs, print_conversations: bool) -> u8 {
-    let Some(request) = load(
-        &args.file,
-        args.format,
-        args.deployment_id.as_deref(),
-        args.json,
-        false,
-    ) else {
+    let Some(request) = load(&args.file, args.format, args.json, false, |source| {
+        sdk::load_request(source, flag(&args.deployment_id), &Options::default())
+    }) else {
         return INVALID;
     };
     let assembly = assemble(&request.events, Some(&request.deployment_id));
@@ -124,31 +122,42 @@ fn run(args: &InputArgs, print_conversations: bool) -> u8 {
     ))
 }
 
-/// Loads and validates an input file, reporting any failure (as text or the JSON
-/// envelope); `None` means the caller exits with [`INVALID`].
-fn load(
+/// `--deployment-id`, named so in error messages.
+fn flag(deployment_id: &Option<String>) -> sdk::DeploymentId<'_> {
+    sdk::DeploymentId {
+        value: deployment_id.as_deref(),
+        name: "--deployment-id",
+    }
+}
+
+/// Reads an input file and turns it into `T` with `read`, reporting any failure (as
+/// text or the JSON envelope); `None` means the caller exits with [`INVALID`].
+/// `unlimited` lifts the API's body-size limit on the file.
+fn load<T>(
     file: &std::path::Path,
     format: Format,
-    deployment_id: Option<&str>,
     json: bool,
     unlimited: bool,
-) -> Option<undertone_core::IngestRequest> {
-    let name = input::display_name(file);
-    match input::load(file, format, deployment_id, unlimited) {
-        Ok(r) => Some(r),
-        Err(InputError::Read(line)) if json => {
+    read: impl FnOnce(&sdk::Source<'_>) -> Result<T, Error>,
+) -> Option<T> {
+    let input = match input::read(file, format, unlimited) {
+        Ok(input) => input,
+        Err(line) if json => {
             let envelope = serde_json::json!({"error": {
                 "code": ErrorCode::ValidationError, "message": line, "details": []
             }});
             emit(&envelope.to_string());
-            None
+            return None;
         }
-        Err(InputError::Read(line)) => {
+        Err(line) => {
             warn(&format!("error: {line}"));
-            None
+            return None;
         }
-        Err(InputError::Invalid(e)) => {
-            report(&name, &e, json);
+    };
+    match read(&input.source()) {
+        Ok(value) => Some(value),
+        Err(e) => {
+            report(&input::display_name(file), &e, json);
             None
         }
     }

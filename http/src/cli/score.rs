@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use clap::{Args, ValueEnum};
 use undertone_core::Pipeline;
-use undertone_core::score::{SessionIntelligence, score_with_progress};
+use undertone_core::score::score_with_progress;
+use undertone_core::sdk::{self, ScoreOptions};
 
 use super::{Format, INVALID, emit, load, table, warn};
 
@@ -15,10 +16,11 @@ const PROGRESS_ABOVE_EVENTS: usize = 100_000;
 /// Arguments of `undertone score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
-    /// Ingest-request JSON, or JSON Lines of events; `-` reads standard input.
+    /// Ingest-request JSON, a JSON array of events, or JSON Lines of events; `-` reads
+    /// standard input.
     file: PathBuf,
-    /// Deployment the events come from: required for JSON Lines, fills in a missing
-    /// `deployment_id` in a request file.
+    /// Deployment the events come from: required for a list of events, fills in a
+    /// missing `deployment_id` in a request file.
     #[arg(long)]
     deployment_id: Option<String>,
     /// Pipeline; overrides the file's `pipeline`. Default: the file's, else `auto`.
@@ -69,22 +71,23 @@ enum Output {
 
 /// Runs `undertone score`; returns the exit status.
 pub fn run(args: &ScoreArgs) -> u8 {
-    let Some(mut request) = load(
-        &args.file,
-        args.input_format,
-        args.deployment_id.as_deref(),
-        args.json,
-        true,
-    ) else {
-        return INVALID;
-    };
-    if let Some(p) = args.pipeline {
-        request.pipeline = match p {
+    let options = ScoreOptions {
+        deployment_id: super::flag(&args.deployment_id),
+        pipeline: args.pipeline.map(|p| match p {
             PipelineArg::Auto => Pipeline::Auto,
             PipelineArg::Support => Pipeline::Support,
             PipelineArg::Reviews => Pipeline::Reviews,
-        };
-    }
+        }),
+        view: match args.view {
+            View::Full => sdk::View::Full,
+            View::Condensed => sdk::View::Condensed,
+        },
+    };
+    let Some(request) = load(&args.file, args.input_format, args.json, true, |source| {
+        sdk::score_request(source, &options)
+    }) else {
+        return INVALID;
+    };
     let show_progress = request.events.len() > PROGRESS_ABOVE_EVENTS;
     let last_shown = AtomicUsize::new(0);
     let result = score_with_progress(&request, |done, total| {
@@ -97,15 +100,7 @@ pub fn run(args: &ScoreArgs) -> u8 {
     });
     match args.format {
         Output::Table => emit(&table::render(&result, args.view == View::Condensed)),
-        Output::Json => emit(&to_json(&result, args.view)),
-    }
-}
-
-/// The result as JSON text.
-fn to_json(result: &SessionIntelligence, view: View) -> String {
-    // Serialising these plain data types to a String cannot fail.
-    match view {
-        View::Full => serde_json::to_string(result).unwrap_or_default(),
-        View::Condensed => serde_json::to_string(&result.condensed(None)).unwrap_or_default(),
+        // What `sdk::score_json`, and so every binding, returns.
+        Output::Json => emit(&sdk::render_score(&result, options.view)),
     }
 }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use tempfile::TempDir;
 
 use super::{
-    assert_error_envelope, assert_ok_line, assert_one_line_error, assert_violations, example,
-    example_json, run, temp_file, validate_and_assemble_for_acme,
+    assert_error_envelope, assert_ok_line, assert_violations, example, example_json, run,
+    temp_file, validate_and_assemble_for_acme,
 };
 
 fn request_without_deployment_id() -> (TempDir, PathBuf) {
@@ -49,9 +49,10 @@ fn deployment_id_flag_equal_to_the_file_is_accepted() {
 fn deployment_id_flag_conflicting_with_the_file_is_refused() {
     let file = example("tutor-fractions.json");
     let out = run(&["validate", "--deployment-id", "acme"], Some(&file), None);
-    assert_one_line_error(
+    assert_violations(
         &out,
-        "error: --deployment-id \"acme\" differs from the file's deployment_id \"mathmate-tutor\"",
+        &file,
+        &["--deployment-id: is \"acme\", but the request names deployment \"mathmate-tutor\""],
     );
 }
 

@@ -39,13 +39,13 @@ fn three_event_file(name: &str) -> (TempDir, PathBuf) {
 fn assert_needs_deployment_id(name: &str) {
     let (_dir, path) = three_event_file(name);
     let out = run(&["validate"], Some(&path), None);
-    assert_one_line_error(
+    assert_violations(
         &out,
-        &format!(
-            "error: {} is JSON Lines of events; pass --deployment-id to say which deployment \
-             they come from",
-            path.display()
-        ),
+        &path,
+        &[
+            "--deployment-id: is required: the input is JSON Lines of events, which does not \
+           say which deployment the events come from",
+        ],
     );
 }
 

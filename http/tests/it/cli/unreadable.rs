@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{assert_one_line_error, run, validate_file};
+use super::{assert_one_line_error, assert_violations, run, temp_file, validate_file};
 
 /// Runs `validate` on `path`, which cannot be read, and checks the error names `reason`.
 fn assert_cannot_read(path: &Path, reason: &str) {
@@ -61,10 +61,26 @@ fn trailing_garbage_is_one_line_error() {
 
 #[test]
 fn json_that_is_not_an_object_is_one_line_error() {
+    // An array is a list of events, which needs --deployment-id ...
     let (out, path) = validate_file("array.json", b"[1, 2]");
-    assert_one_line_error(
+    assert_violations(
         &out,
-        &format!("error: {path} must be a JSON object with deployment_id and events, got array"),
+        Path::new(&path),
+        &[
+            "--deployment-id: is required: the input is a list of events, which does not say \
+           which deployment the events come from",
+        ],
+    );
+    // ... and then each item must be an event.
+    let (_dir, path) = temp_file("array.json", b"[1, 2]");
+    let out = run(&["validate", "--deployment-id", "acme"], Some(&path), None);
+    assert_violations(
+        &out,
+        &path,
+        &[
+            "events[0]: must be an event object, got number",
+            "events[1]: must be an event object, got number",
+        ],
     );
     let (out, path) = validate_file("null.json", b"null\n");
     assert_one_line_error(

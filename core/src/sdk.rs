@@ -1,0 +1,491 @@
+//! The calls the CLI and every language binding make: raw input bytes and plain
+//! options in, JSON text out.
+//!
+//! The bindings (Python, Node, WebAssembly) only convert their language's values to
+//! these arguments and the results and errors back, so all of them read the same
+//! inputs, reject the same ones with the same codes, and print the same bytes as
+//! `undertone score` and `undertone drift`.
+//!
+//! An input is one of three layouts: an ingest request (`{deployment_id, events,
+//! pipeline?, webhook_url?}`), a JSON array of events, or JSON Lines of events. The
+//! last two do not name their deployment, so a `deployment_id` option must.
+//!
+//! ```
+//! use undertone_core::sdk::{self, DeploymentId, ScoreOptions, Source};
+//!
+//! let events = br#"[
+//!   {"actor_id": "cust-1", "content": "Where is my order?", "timestamp": "2026-11-21T09:30:00Z"},
+//!   {"actor_id": "acme-bot", "content": "It ships today.", "timestamp": "2026-11-21T09:30:05Z"}
+//! ]"#;
+//! let options = ScoreOptions {
+//!     deployment_id: DeploymentId::new(Some("acme-bot")),
+//!     ..ScoreOptions::default()
+//! };
+//! let json = sdk::score_json(&Source::new(events), &options)?;
+//! assert!(json.starts_with(r#"{"pipeline":"support","intelligence":{"#));
+//! # Ok::<(), undertone_core::Error>(())
+//! ```
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::drift::{DriftResult, drift};
+use crate::error::{Error, Result, Violation};
+use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
+use crate::score::{SessionIntelligence, score};
+use crate::validate::{self, Options};
+
+/// How an input's bytes are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputFormat {
+    /// JSON Lines when the name ends in `.jsonl`/`.ndjson`, or when the first line is a
+    /// whole JSON object followed by more lines; JSON otherwise.
+    #[default]
+    Auto,
+    /// One JSON document: an ingest request, or an array of events.
+    Json,
+    /// One event per non-blank line.
+    Jsonl,
+}
+
+impl InputFormat {
+    /// Parses `auto`, `json` or `jsonl`; the error names `path`.
+    pub fn parse(name: &str, path: &str) -> Result<Self> {
+        match name {
+            "auto" => Ok(Self::Auto),
+            "json" => Ok(Self::Json),
+            "jsonl" => Ok(Self::Jsonl),
+            other => Err(invalid(
+                path,
+                format!("must be one of auto, json, jsonl; got {other:?}"),
+            )),
+        }
+    }
+}
+
+/// One input: its bytes, and the file name they came from, if any.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The raw input.
+    pub bytes: &'a [u8],
+    /// File name (`-` for standard input): picks JSON Lines by extension, and is the
+    /// default drift period label (without its extension).
+    pub name: Option<&'a str>,
+    /// Layout of `bytes`.
+    pub format: InputFormat,
+}
+
+impl<'a> Source<'a> {
+    /// Bytes with no file name, layout detected.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            name: None,
+            format: InputFormat::Auto,
+        }
+    }
+
+    /// The same source, read from the file called `name`.
+    pub fn named(mut self, name: &'a str) -> Self {
+        self.name = Some(name);
+        self
+    }
+
+    /// The same source, with its layout given.
+    pub fn with_format(mut self, format: InputFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// The drift period label this source gets when none is given: the file name
+    /// without directory and extension, `stdin` for `-`, else `fallback`.
+    pub fn label(&self, fallback: &str) -> String {
+        match self.name {
+            Some("-") => "stdin".to_owned(),
+            Some(name) => Path::new(name)
+                .file_stem()
+                .map_or_else(|| name.to_owned(), |s| s.to_string_lossy().into_owned()),
+            None => fallback.to_owned(),
+        }
+    }
+
+    fn is_json_lines(&self) -> bool {
+        match self.format {
+            InputFormat::Json => false,
+            InputFormat::Jsonl => true,
+            InputFormat::Auto => {
+                let ext = self
+                    .name
+                    .and_then(|n| Path::new(n).extension())
+                    .and_then(|e| e.to_str())
+                    .unwrap_or("");
+                ext.eq_ignore_ascii_case("jsonl")
+                    || ext.eq_ignore_ascii_case("ndjson")
+                    || first_line_is_an_object(self.bytes)
+            }
+        }
+    }
+}
+
+/// Whether the first non-blank line is a whole JSON object and more lines follow.
+fn first_line_is_an_object(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first_is_object = lines
+        .next()
+        .is_some_and(|l| matches!(serde_json::from_str::<Value>(l), Ok(Value::Object(_))));
+    first_is_object && lines.next().is_some()
+}
+
+fn invalid(path: &str, message: impl Into<String>) -> Error {
+    Error::Validation(vec![Violation::new(path, message)])
+}
+
+/// A deployment id passed beside an input, and the name it was passed under, which
+/// error paths use (`deployment_id` in Python, `deploymentId` in JavaScript,
+/// `--deployment-id` on the command line).
+#[derive(Debug, Clone, Copy)]
+pub struct DeploymentId<'a> {
+    /// The id, if one was passed.
+    pub value: Option<&'a str>,
+    /// What the caller calls it.
+    pub name: &'a str,
+}
+
+impl Default for DeploymentId<'_> {
+    fn default() -> Self {
+        Self::new(None)
+    }
+}
+
+impl<'a> DeploymentId<'a> {
+    /// `value` passed under the name `deployment_id`.
+    pub fn new(value: Option<&'a str>) -> Self {
+        Self {
+            value,
+            name: "deployment_id",
+        }
+    }
+}
+
+/// Reads `source` as an ingest request.
+///
+/// The deployment id names the deployment of a list of events (JSON array or JSON
+/// Lines), where it is required; for a request without one it fills it in, and for a
+/// request naming another deployment it is an error. `options.unlimited` lifts the
+/// API's size and event-count limits (local scoring sets it).
+pub fn load_request(
+    source: &Source<'_>,
+    deployment_id: DeploymentId<'_>,
+    options: &Options,
+) -> Result<IngestRequest> {
+    let DeploymentId { value, name } = deployment_id;
+    if let Some(id) = value {
+        validate::identifier(id, name)?;
+    }
+    let missing_id = |layout: &str| {
+        invalid(
+            name,
+            format!(
+                "is required: the input is {layout}, which does not say which deployment the events come from"
+            ),
+        )
+    };
+    if source.is_json_lines() {
+        let id = value.ok_or_else(|| missing_id("JSON Lines of events"))?;
+        return validate::ingest_request_json_lines(source.bytes, id, options);
+    }
+    let body = validate::parse_body_with(source.bytes, options)?;
+    let body = match (body, value) {
+        (Value::Array(_), None) => return Err(missing_id("a list of events")),
+        (events @ Value::Array(_), Some(id)) => {
+            serde_json::json!({"deployment_id": id, "events": events})
+        }
+        (Value::Object(mut request), Some(id)) => {
+            match request.get("deployment_id") {
+                None | Some(Value::Null) => {
+                    request.insert("deployment_id".into(), Value::String(id.into()));
+                }
+                Some(Value::String(given)) if given != id => {
+                    return Err(invalid(
+                        name,
+                        format!("is {id:?}, but the request names deployment {given:?}"),
+                    ));
+                }
+                // Equal, or not a string: validation reports a wrong type at its path.
+                Some(_) => {}
+            }
+            Value::Object(request)
+        }
+        (other, _) => other,
+    };
+    validate::ingest_request(&body, options)
+}
+
+/// Validation options for local scoring: no size or event-count limit, private webhook
+/// URLs allowed (nothing is sent from here).
+pub const LOCAL: Options = Options {
+    unlimited: true,
+    allow_private_webhooks: true,
+};
+
+/// Which result [`score_json`] returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    /// `{pipeline, intelligence}` with every conversation and turn (the REST
+    /// `full_output`).
+    #[default]
+    Full,
+    /// `{session_id, archetype, layer_z, key_finding, falsifiable, recommendation}`.
+    Condensed,
+}
+
+impl View {
+    /// Parses `full` or `condensed`; the error names `path`.
+    pub fn parse(name: &str, path: &str) -> Result<Self> {
+        match name {
+            "full" => Ok(Self::Full),
+            "condensed" => Ok(Self::Condensed),
+            other => Err(invalid(
+                path,
+                format!("must be one of full, condensed; got {other:?}"),
+            )),
+        }
+    }
+}
+
+/// Parses a pipeline name (`auto`, `support`, `reviews`); the error names `path`.
+pub fn pipeline(name: &str, path: &str) -> Result<Pipeline> {
+    Pipeline::parse(name).ok_or_else(|| {
+        invalid(
+            path,
+            format!("must be one of auto, support, reviews; got {name:?}"),
+        )
+    })
+}
+
+/// Options of [`score_json`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScoreOptions<'a> {
+    /// See [`load_request`].
+    pub deployment_id: DeploymentId<'a>,
+    /// Overrides the request's `pipeline`; `None` keeps it (default `auto`).
+    pub pipeline: Option<Pipeline>,
+    /// Which result to return.
+    pub view: View,
+}
+
+/// Reads `source` as a request for local scoring, with `options.pipeline` applied.
+pub fn score_request(source: &Source<'_>, options: &ScoreOptions<'_>) -> Result<IngestRequest> {
+    let mut request = load_request(source, options.deployment_id, &LOCAL)?;
+    if let Some(p) = options.pipeline {
+        request.pipeline = p;
+    }
+    Ok(request)
+}
+
+/// The scored result as JSON text on one line, in `view`.
+pub fn render_score(result: &SessionIntelligence, view: View) -> String {
+    // Serialising these plain data types cannot fail.
+    match view {
+        View::Full => serde_json::to_string(result).unwrap_or_default(),
+        View::Condensed => serde_json::to_string(&result.condensed(None)).unwrap_or_default(),
+    }
+}
+
+/// Scores every human turn of `source`: exactly what `undertone score` prints.
+pub fn score_json(source: &Source<'_>, options: &ScoreOptions<'_>) -> Result<String> {
+    let request = score_request(source, options)?;
+    Ok(render_score(&score(&request), options.view))
+}
+
+/// The input as the validated request it reads as, as JSON: timestamps in UTC,
+/// content trimmed, `pipeline` filled in. What scoring would see.
+pub fn validate_json(source: &Source<'_>, deployment_id: DeploymentId<'_>) -> Result<String> {
+    let request = load_request(source, deployment_id, &LOCAL)?;
+    Ok(serde_json::to_string(&request).unwrap_or_default())
+}
+
+/// Options of [`drift_json`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DriftOptions<'a> {
+    /// The deployment of both periods; see [`load_request`]. Without it, the before
+    /// period's deployment is used to recognise AI turns.
+    pub deployment_id: DeploymentId<'a>,
+    /// The question the analysis should address first.
+    pub question: Option<&'a str>,
+    /// Name of the before period; default [`Source::label`] or `before`.
+    pub before_label: Option<&'a str>,
+    /// Name of the after period; default [`Source::label`] or `after`.
+    pub after_label: Option<&'a str>,
+}
+
+/// One drift period read from `source`: the deployment it names, and the period,
+/// labelled `label`, else [`Source::label`] with `fallback`.
+pub fn drift_period(
+    source: &Source<'_>,
+    label: Option<&str>,
+    fallback: &str,
+    deployment_id: DeploymentId<'_>,
+) -> Result<(String, Period)> {
+    let request = load_request(source, deployment_id, &LOCAL)?;
+    let label = label.map_or_else(|| source.label(fallback), str::to_owned);
+    Ok((
+        request.deployment_id,
+        Period {
+            label,
+            events: request.events,
+        },
+    ))
+}
+
+/// The drift request of two periods read by [`drift_period`]: AI turns are recognised
+/// with the before period's deployment.
+pub fn drift_pair(
+    (deployment, before): (String, Period),
+    (_, after): (String, Period),
+    question: Option<&str>,
+) -> DriftRequest {
+    DriftRequest {
+        before,
+        after,
+        question: question.map(|q| q.trim().to_owned()),
+        deployment_id: Some(deployment),
+    }
+}
+
+/// Reads both periods into a drift request, as `undertone drift` does.
+pub fn drift_request(
+    before: &Source<'_>,
+    after: &Source<'_>,
+    options: &DriftOptions<'_>,
+) -> Result<DriftRequest> {
+    if let Some(q) = options.question {
+        validate::question(q)?;
+    }
+    let id = options.deployment_id;
+    let before = drift_period(before, options.before_label, "before", id)?;
+    let after = drift_period(after, options.after_label, "after", id)?;
+    Ok(drift_pair(before, after, options.question))
+}
+
+/// Scores both periods and tests every dimension for change: exactly what
+/// `undertone drift` prints (there pretty-printed).
+pub fn drift_json(
+    before: &Source<'_>,
+    after: &Source<'_>,
+    options: &DriftOptions<'_>,
+) -> Result<String> {
+    let result: DriftResult = drift(&drift_request(before, after, options)?);
+    Ok(serde_json::to_string(&result).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVENTS: &[u8] = br#"[
+        {"actor_id": "u1", "content": "hi, my order is late", "timestamp": "2026-11-21T09:30:00Z"},
+        {"actor_id": "bot", "content": "Sorry! It ships today.", "timestamp": "2026-11-21T09:30:05Z"}
+    ]"#;
+
+    fn code_and_paths(e: &Error) -> (String, Vec<String>) {
+        (
+            e.code().as_str().to_owned(),
+            e.violations().iter().map(|v| v.path.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn a_list_of_events_needs_a_deployment() {
+        let e = load_request(&Source::new(EVENTS), DeploymentId::new(None), &LOCAL).unwrap_err();
+        assert_eq!(
+            code_and_paths(&e),
+            ("VALIDATION_ERROR".into(), vec!["deployment_id".into()])
+        );
+        let r = load_request(&Source::new(EVENTS), DeploymentId::new(Some("bot")), &LOCAL).unwrap();
+        assert_eq!(r.deployment_id, "bot");
+        assert_eq!(r.events.len(), 2);
+    }
+
+    #[test]
+    fn json_lines_by_content_or_extension() {
+        let lines = b"{\"actor_id\":\"u1\",\"content\":\"a\",\"timestamp\":\"2026-11-21T09:30:00Z\"}\n\
+                      {\"actor_id\":\"bot\",\"content\":\"b\",\"timestamp\":\"2026-11-21T09:30:01Z\"}\n";
+        let r = load_request(&Source::new(lines), DeploymentId::new(Some("bot")), &LOCAL).unwrap();
+        assert_eq!(r.events.len(), 2);
+        let one = b"{\"actor_id\":\"u1\",\"content\":\"a\",\"timestamp\":\"2026-11-21T09:30:00Z\"}";
+        let r = load_request(
+            &Source::new(one).named("x.jsonl"),
+            DeploymentId::new(Some("bot")),
+            &LOCAL,
+        )
+        .unwrap();
+        assert_eq!(r.events.len(), 1);
+        // As JSON, one object is a request missing its events.
+        let e = load_request(
+            &Source::new(one).named("x.json"),
+            DeploymentId::new(Some("bot")),
+            &LOCAL,
+        )
+        .unwrap_err();
+        assert!(e.violations().iter().any(|v| v.path == "events"), "{e}");
+    }
+
+    #[test]
+    fn a_request_naming_another_deployment_is_refused() {
+        let body = br#"{"deployment_id": "a", "events": []}"#;
+        let e = load_request(&Source::new(body), DeploymentId::new(Some("b")), &LOCAL).unwrap_err();
+        assert_eq!(e.violations()[0].path, "deployment_id");
+        assert!(e.violations()[0].message.contains("\"b\""), "{e}");
+    }
+
+    #[test]
+    fn option_names_are_checked() {
+        assert_eq!(pipeline("reviews", "pipeline").unwrap(), Pipeline::Reviews);
+        assert_eq!(View::parse("condensed", "view").unwrap(), View::Condensed);
+        assert_eq!(
+            InputFormat::parse("jsonl", "format").unwrap(),
+            InputFormat::Jsonl
+        );
+        for e in [
+            pipeline("Support", "pipeline").unwrap_err(),
+            View::parse("short", "view").unwrap_err(),
+            InputFormat::parse("csv", "format").unwrap_err(),
+        ] {
+            assert_eq!(e.code().as_str(), "VALIDATION_ERROR");
+        }
+    }
+
+    #[test]
+    fn labels_come_from_file_names() {
+        assert_eq!(
+            Source::new(b"").named("data/v3.jsonl").label("before"),
+            "v3"
+        );
+        assert_eq!(Source::new(b"").named("-").label("before"), "stdin");
+        assert_eq!(Source::new(b"").label("after"), "after");
+    }
+
+    #[test]
+    fn score_json_is_the_full_output_and_condensed_is_shorter() {
+        let options = ScoreOptions {
+            deployment_id: DeploymentId::new(Some("bot")),
+            ..ScoreOptions::default()
+        };
+        let full: Value =
+            serde_json::from_str(&score_json(&Source::new(EVENTS), &options).unwrap()).unwrap();
+        assert_eq!(full["intelligence"]["human_turn_count"], 1);
+        let condensed = ScoreOptions {
+            view: View::Condensed,
+            ..options
+        };
+        let short: Value =
+            serde_json::from_str(&score_json(&Source::new(EVENTS), &condensed).unwrap()).unwrap();
+        assert_eq!(short["session_id"], Value::Null);
+        assert_eq!(short["layer_z"], full["intelligence"]["layer_z"]);
+    }
+}
