@@ -409,6 +409,11 @@ pub(crate) fn optional_checked<V: Input>(
 
 /// The message for an events array of the wrong length.
 pub(crate) fn count_message(min: usize, max: usize, got: usize) -> String {
+    if max == usize::MAX {
+        // Local scoring lifts the upper limit.
+        let noun = if min == 1 { "event" } else { "events" };
+        return format!("must hold at least {min} {noun}, got {got}");
+    }
     format!("must hold {min} to {max} events, got {got}")
 }
 

@@ -4,6 +4,7 @@ mod assembly_props;
 mod drift;
 mod golden;
 mod scoring;
+mod sdk;
 mod stats;
 mod validation;
 mod validation_props;

@@ -13,6 +13,7 @@ mod score;
 mod unreadable;
 mod usage;
 mod validate;
+mod vectors;
 
 use std::fs;
 use std::io::{self, Write};
