@@ -1,0 +1,5 @@
+//! Sets the linker flags a Node addon needs (napi-build).
+
+fn main() {
+    napi_build::setup();
+}

@@ -1,0 +1,111 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .anomaly_data import AnomalyData
+from .attempt_view import AttemptView
+from .bie_event import BIEEvent
+from .bie_event_metadata_type_0 import BIEEventMetadataType0
+from .code import Code
+from .condensed_view import CondensedView
+from .condensed_view_layer_z_type_0 import CondensedViewLayerZType0
+from .create_deploy import CreateDeploy
+from .create_webhook import CreateWebhook
+from .crossing_data import CrossingData
+from .crossing_data_evidence_item import CrossingDataEvidenceItem
+from .delivery_page import DeliveryPage
+from .delivery_status import DeliveryStatus
+from .delivery_view import DeliveryView
+from .deploy_list import DeployList
+from .deploy_view import DeployView
+from .deploy_view_result_type_0 import DeployViewResultType0
+from .detail import Detail
+from .drift_accepted import DriftAccepted
+from .drift_request import DriftRequest
+from .drift_view import DriftView
+from .drift_view_after_type_0 import DriftViewAfterType0
+from .drift_view_before_type_0 import DriftViewBeforeType0
+from .drift_view_dimension_drifts_type_0 import DriftViewDimensionDriftsType0
+from .drift_view_outcome_shift_type_0 import DriftViewOutcomeShiftType0
+from .error_body import ErrorBody
+from .error_envelope import ErrorEnvelope
+from .event_kind import EventKind
+from .health import Health
+from .ingest_accepted import IngestAccepted
+from .ingest_request import IngestRequest
+from .outcome_shift_data import OutcomeShiftData
+from .outcome_shift_data_shift import OutcomeShiftDataShift
+from .period_doc import PeriodDoc
+from .pipeline_doc import PipelineDoc
+from .ready_data import ReadyData
+from .ready_data_result_type_0 import ReadyDataResultType0
+from .report_data import ReportData
+from .report_data_report import ReportDataReport
+from .report_list import ReportList
+from .report_view import ReportView
+from .report_view_report import ReportViewReport
+from .session_status import SessionStatus
+from .session_view import SessionView
+from .session_view_full_output_type_0 import SessionViewFullOutputType0
+from .test_data import TestData
+from .test_queued import TestQueued
+from .view_name import ViewName
+from .webhook_created import WebhookCreated
+from .webhook_envelope import WebhookEnvelope
+from .webhook_envelope_data import WebhookEnvelopeData
+from .webhook_list import WebhookList
+from .webhook_view import WebhookView
+
+__all__ = (
+    "AnomalyData",
+    "AttemptView",
+    "BIEEvent",
+    "BIEEventMetadataType0",
+    "Code",
+    "CondensedView",
+    "CondensedViewLayerZType0",
+    "CreateDeploy",
+    "CreateWebhook",
+    "CrossingData",
+    "CrossingDataEvidenceItem",
+    "DeliveryPage",
+    "DeliveryStatus",
+    "DeliveryView",
+    "DeployList",
+    "DeployView",
+    "DeployViewResultType0",
+    "Detail",
+    "DriftAccepted",
+    "DriftRequest",
+    "DriftView",
+    "DriftViewAfterType0",
+    "DriftViewBeforeType0",
+    "DriftViewDimensionDriftsType0",
+    "DriftViewOutcomeShiftType0",
+    "ErrorBody",
+    "ErrorEnvelope",
+    "EventKind",
+    "Health",
+    "IngestAccepted",
+    "IngestRequest",
+    "OutcomeShiftData",
+    "OutcomeShiftDataShift",
+    "PeriodDoc",
+    "PipelineDoc",
+    "ReadyData",
+    "ReadyDataResultType0",
+    "ReportData",
+    "ReportDataReport",
+    "ReportList",
+    "ReportView",
+    "ReportViewReport",
+    "SessionStatus",
+    "SessionView",
+    "SessionViewFullOutputType0",
+    "TestData",
+    "TestQueued",
+    "ViewName",
+    "WebhookCreated",
+    "WebhookEnvelope",
+    "WebhookEnvelopeData",
+    "WebhookList",
+    "WebhookView",
+)

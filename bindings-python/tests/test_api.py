@@ -1,0 +1,135 @@
+"""The Python surface: input forms, options, errors, the GIL, and the examples."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import undertone
+
+from conftest import ROOT, canonical, read_json
+
+EXAMPLE = ROOT / "examples" / "support-refund-goes-wrong.json"
+
+
+def events() -> list[dict]:
+    return read_json(EXAMPLE)["events"]
+
+
+def test_a_list_of_events_needs_a_deployment_id() -> None:
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.score(events())
+    assert caught.value.details[0]["path"] == "deployment_id"
+    assert caught.value.details[0]["message"].startswith("is required")
+    request = read_json(EXAMPLE)
+    by_list = undertone.score(events(), deployment_id=request["deployment_id"], pipeline=request["pipeline"])
+    assert canonical(by_list) == canonical(undertone.score(request))
+    by_generator = undertone.score((e for e in events()), deployment_id=request["deployment_id"])
+    assert by_generator["intelligence"]["pipeline_source"] == "detected"
+    assert by_generator["intelligence"]["layer_z"] == by_list["intelligence"]["layer_z"]
+
+
+def test_json_lines_bytes_and_files(tmp_path: Path) -> None:
+    request = read_json(EXAMPLE)
+    lines = "\n".join(json.dumps(e) for e in request["events"]) + "\n"
+    expected = canonical(undertone.score(request))
+    options = {"deployment_id": request["deployment_id"], "pipeline": request["pipeline"]}
+    assert canonical(undertone.score(lines.encode(), **options)) == expected
+    file = tmp_path / "events.jsonl"
+    file.write_text(lines)
+    assert canonical(undertone.score(file, **options)) == expected
+
+
+def test_datetimes_are_written_as_iso_8601() -> None:
+    aware = dt.datetime(2026, 11, 21, 9, 30, tzinfo=dt.timezone.utc)
+    evs = [
+        {"actor_id": "u", "content": "my order is late, again", "timestamp": aware},
+        {"actor_id": "bot", "content": "Sorry! It ships today.", "timestamp": aware + dt.timedelta(seconds=5)},
+    ]
+    out = undertone.validate(evs, deployment_id="bot")
+    assert out["events"][0]["timestamp"] == "2026-11-21T09:30:00Z"
+    naive = [dict(evs[0], timestamp=dt.datetime(2026, 11, 21, 9, 30))]
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.validate(naive, deployment_id="bot")
+    assert caught.value.details[0]["path"] == "events[0].timestamp"
+
+
+def test_pipeline_and_view_options() -> None:
+    request = read_json(EXAMPLE)
+    assert undertone.score(request)["pipeline"] == "support"
+    assert undertone.score(request, pipeline="reviews")["pipeline"] == "reviews"
+    condensed = undertone.score(request, view="condensed")
+    assert set(condensed) == {"session_id", "archetype", "layer_z", "key_finding", "falsifiable", "recommendation"}
+    assert condensed["layer_z"] == undertone.score(request)["intelligence"]["layer_z"]
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.score(request, format="csv")
+    assert caught.value.details == [{"path": "format", "message": 'must be one of auto, json, jsonl; got "csv"'}]
+
+
+def test_validate_returns_the_request_as_scoring_reads_it() -> None:
+    out = undertone.validate(EXAMPLE)
+    request = read_json(EXAMPLE)
+    assert out["deployment_id"] == request["deployment_id"]
+    assert out["pipeline"] == request["pipeline"] == "support"
+    assert undertone.validate(request["events"], deployment_id="bot")["pipeline"] == "auto"
+    assert len(out["events"]) == len(request["events"])
+    assert all(e["timestamp"].endswith("Z") for e in out["events"])
+
+
+def test_missing_file_is_an_os_error() -> None:
+    with pytest.raises(FileNotFoundError):
+        undertone.score(ROOT / "no-such-file.json")
+
+
+def test_unserialisable_values_are_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        undertone.score({"deployment_id": "x", "events": [{"actor_id": object()}]})
+
+
+def test_scoring_releases_the_gil() -> None:
+    # 300 copies of the example's conversations: long enough to take a while.
+    request = read_json(EXAMPLE)
+    big = []
+    for i in range(300):
+        for e in request["events"]:
+            meta = dict(e.get("metadata") or {})
+            big.append(dict(e, conversation_id=f"{e.get('conversation_id', 'c')}-{i}", metadata=meta))
+    ticks = 0
+    stop = threading.Event()
+
+    def spin() -> None:
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    time.sleep(0.05)
+    start_ticks = ticks
+    started = time.perf_counter()
+    result = undertone.score(big, deployment_id=request["deployment_id"])
+    elapsed = time.perf_counter() - started
+    during = ticks - start_ticks
+    stop.set()
+    t.join()
+    assert result["intelligence"]["conversation_count"] >= 300
+    # Held GIL: the spinning thread could not run at all while Rust scored.
+    assert during > 1000, f"{during} ticks in {elapsed:.3f}s of scoring"
+
+
+def test_examples_run_as_written() -> None:
+    out = subprocess.run(
+        [sys.executable, "examples/python/score_local.py", "examples/support-refund-goes-wrong.json"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout
+    result = undertone.score(EXAMPLE)
+    first = result["intelligence"]["conversations"][0]
+    band = first["layer_z"]["frustration_buildup"]["band"]
+    assert f"{first['conversation_id']}: frustration {band}" in out
+    assert f"{result['intelligence']['human_turn_count']} human turns" in out
