@@ -92,8 +92,13 @@ fn validate(
     format: &str,
     deployment_id: Option<&str>,
 ) -> PyResult<String> {
-    py.detach(|| sdk::validate_json(&source(data, name, format)?, DeploymentId::new(deployment_id)))
-        .map_err(|e| to_py(py, &e))
+    py.detach(|| {
+        sdk::validate_json(
+            &source(data, name, format)?,
+            DeploymentId::new(deployment_id),
+        )
+    })
+    .map_err(|e| to_py(py, &e))
 }
 
 /// Compares two periods dimension by dimension; returns the drift result as JSON text.
@@ -152,10 +157,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UndertoneError", py.get_type::<UndertoneError>())?;
     m.add("ValidationError", py.get_type::<ValidationError>())?;
     m.add("SCORER_VERSION", undertone_core::score::SCORER_VERSION)?;
-    m.add(
-        "DEFAULT_TOLERANCE_SECS",
-        signature::DEFAULT_TOLERANCE_SECS,
-    )?;
+    m.add("DEFAULT_TOLERANCE_SECS", signature::DEFAULT_TOLERANCE_SECS)?;
     m.add_function(wrap_pyfunction!(score, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(drift, m)?)?;
