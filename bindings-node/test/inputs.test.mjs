@@ -1,0 +1,128 @@
+// Every input form and option of the binding, and the errors it throws.
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+import { drift, score, validate } from '../index.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const example = join(root, 'examples/support-refund-goes-wrong.json')
+const request = JSON.parse(readFileSync(example, 'utf8'))
+const reference = score(request)
+
+/** Asserts that `fn` throws a core error with `code` whose details name exactly `paths`. */
+function assertFails(fn, code, paths) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof Error, 'an Error')
+    assert.equal(e.code, code)
+    assert.deepEqual(
+      e.details.map((d) => d.path),
+      paths,
+    )
+    assert.equal(typeof e.message, 'string')
+    return true
+  })
+}
+
+test('a request object scores to its full output', () => {
+  assert.equal(reference.pipeline, 'support')
+  assert.equal(reference.intelligence.deployment_id, request.deployment_id)
+  assert.equal(reference.intelligence.event_count, request.events.length)
+  assert.ok(reference.intelligence.human_turn_count > 0)
+})
+
+test('an array of events with deploymentId scores like the request', () => {
+  const result = score(request.events, { deploymentId: request.deployment_id, pipeline: request.pipeline })
+  assert.deepEqual(result, reference)
+})
+
+test('a Buffer of JSON Lines scores like the request', () => {
+  const lines = request.events.map((e) => JSON.stringify(e)).join('\n') + '\n'
+  const options = { deploymentId: request.deployment_id, pipeline: request.pipeline }
+  assert.deepEqual(score(Buffer.from(lines), options), reference)
+  assert.deepEqual(score(new Uint8Array(Buffer.from(lines)), { ...options, format: 'jsonl' }), reference)
+})
+
+test('a file path is read, and .jsonl names are JSON Lines', () => {
+  assert.deepEqual(score(example), reference)
+  const dir = mkdtempSync(join(tmpdir(), 'undertone-node-'))
+  const path = join(dir, 'events.jsonl')
+  writeFileSync(path, request.events.map((e) => JSON.stringify(e)).join('\n'))
+  const options = { deploymentId: request.deployment_id, pipeline: request.pipeline }
+  assert.deepEqual(score(path, options), reference)
+})
+
+test('the condensed view is the full output, condensed', () => {
+  const condensed = score(example, { view: 'condensed' })
+  assert.deepEqual(Object.keys(condensed).sort(), [
+    'archetype',
+    'falsifiable',
+    'key_finding',
+    'layer_z',
+    'recommendation',
+    'session_id',
+  ])
+  assert.equal(condensed.session_id, null)
+  assert.deepEqual(condensed.layer_z, reference.intelligence.layer_z)
+  assert.equal(condensed.key_finding, reference.intelligence.key_finding)
+})
+
+test('the pipeline option overrides the request', () => {
+  assert.equal(score(example, { pipeline: 'reviews' }).pipeline, 'reviews')
+  assert.equal(score(example, { pipeline: null, view: undefined }).pipeline, 'support')
+})
+
+test('a bad option value is a validation error at the option', () => {
+  assertFails(() => score(example, { pipeline: 'Support' }), 'VALIDATION_ERROR', ['pipeline'])
+  assertFails(() => score(example, { view: 'short' }), 'VALIDATION_ERROR', ['view'])
+  assertFails(() => score(example, { format: 'csv' }), 'VALIDATION_ERROR', ['format'])
+})
+
+test('an array without deploymentId names the deploymentId option', () => {
+  assertFails(() => score(request.events), 'VALIDATION_ERROR', ['deploymentId'])
+  assertFails(() => score(request, { deploymentId: 'another-bot' }), 'VALIDATION_ERROR', ['deploymentId'])
+})
+
+test('undefined and non-JSON values are an empty body', () => {
+  assertFails(() => score(undefined), 'VALIDATION_ERROR', ['body'])
+})
+
+test('a missing file is IO_ERROR naming the file', () => {
+  assert.throws(
+    () => score(join(root, 'no-such-file.json')),
+    (e) => {
+      assert.equal(e.code, 'IO_ERROR')
+      assert.match(e.message, /^cannot read .*no-such-file\.json: /)
+      assert.deepEqual(e.details, [])
+      return true
+    },
+  )
+})
+
+test('validate returns the request as scoring sees it', () => {
+  const validated = validate(
+    [{ actor_id: 'u1', content: '  my order is late ', timestamp: '2026-11-21T10:30:00+01:00' }],
+    { deploymentId: 'shop-bot' },
+  )
+  assert.deepEqual(validated, {
+    deployment_id: 'shop-bot',
+    events: [{ actor_id: 'u1', content: 'my order is late', timestamp: '2026-11-21T09:30:00Z' }],
+    pipeline: 'auto',
+  })
+  assertFails(() => validate({ deployment_id: 'shop-bot' }), 'VALIDATION_ERROR', ['events'])
+})
+
+test('drift labels default to the file names', () => {
+  const result = drift(join(root, 'examples/drift-v1.json'), join(root, 'examples/drift-v2.json'))
+  assert.equal(result.before.label, 'drift-v1')
+  assert.equal(result.after.label, 'drift-v2')
+  assert.equal(result.question, undefined)
+  const objects = JSON.parse(readFileSync(join(root, 'examples/drift-v1.json'), 'utf8'))
+  const labelled = drift(objects, objects, { question: 'did anything change?' })
+  assert.deepEqual([labelled.before.label, labelled.after.label], ['before', 'after'])
+  assert.equal(labelled.question, 'did anything change?')
+  assert.equal(labelled.direction, 'stable')
+})
