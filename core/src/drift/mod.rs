@@ -87,9 +87,12 @@ pub struct DimensionDrift {
     /// Upper end of the 95% confidence interval of `shift`.
     #[serde(serialize_with = "ser_opt4")]
     pub ci_high: Option<f64>,
-    /// Two-sided Mann-Whitney U p-value (`null` when not tested).
+    /// Two-sided Mann-Whitney U p-value (`null` when not tested), to 10 significant
+    /// digits.
+    #[serde(serialize_with = "ser_opt_p")]
     pub p_value: Option<f64>,
     /// `p_value` after Holm adjustment across the dimensions tested.
+    #[serde(serialize_with = "ser_opt_p")]
     pub p_adjusted: Option<f64>,
     /// Rank-biserial correlation (= Cliff's delta), after vs before, in [-1, 1]:
     /// positive when after-period scores tend to be higher.
@@ -580,9 +583,48 @@ fn summary(
     s.join(" ")
 }
 
+/// Serialises a p-value to 10 significant digits.
+///
+/// The normal tail comes from statrs' `erfc`, accurate to about 1e-10 relative, so
+/// further digits carry no information; and they differ in the last bits between
+/// builds whose `exp` differs (glibc natively, Rust's libm in WebAssembly), which
+/// must all print the same bytes.
+fn ser_opt_p<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(v) => s.serialize_f64(significant(*v, 10)),
+        None => s.serialize_none(),
+    }
+}
+
+/// `v` rounded to `digits` significant decimal digits (through its decimal text, so
+/// the result is the double nearest that decimal).
+fn significant(v: f64, digits: usize) -> f64 {
+    if !v.is_finite() || v == 0.0 {
+        return v;
+    }
+    format!("{:.*e}", digits.saturating_sub(1), v)
+        .parse()
+        .unwrap_or(v)
+}
+
 fn ser_opt4<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
     match x {
         Some(v) => crate::score::layer_z::ser4(v, s),
         None => s.serialize_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::significant;
+
+    #[test]
+    fn p_values_keep_ten_significant_digits() {
+        // The native and the WebAssembly builds' p-values of one drift vector.
+        assert_eq!(significant(6.879005251586114e-5, 10), 6.879005252e-5);
+        assert_eq!(significant(6.879005251586112e-5, 10), 6.879005252e-5);
+        assert_eq!(significant(0.5486055097971106, 10), 0.5486055098);
+        assert_eq!(significant(1.0, 10), 1.0);
+        assert_eq!(significant(0.0, 10), 0.0);
     }
 }

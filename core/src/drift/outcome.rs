@@ -41,7 +41,8 @@ pub struct OutcomeShift {
     #[serde(serialize_with = "super::ser_opt4")]
     pub change_points: Option<f64>,
     /// Two-sided p-value of the pooled two-proportion z-test (`null` when not computable:
-    /// an empty side, or every conversation resolved or none).
+    /// an empty side, or every conversation resolved or none), to 10 significant digits.
+    #[serde(serialize_with = "super::ser_opt_p")]
     pub p_value: Option<f64>,
     /// Whether the shift fires: ≥ 30 conversations per side, |change| ≥ 3 points and
     /// p < 0.05.

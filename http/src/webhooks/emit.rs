@@ -61,9 +61,11 @@ pub struct CrossingData {
     #[schema(value_type = String)]
     pub dimension: Dimension,
     /// The turn's score of that dimension.
+    #[serde(serialize_with = "undertone_core::score::layer_z::ser4")]
     pub score: f64,
     /// The score at which the dimension enters the broken band (0.45 for
     /// trust_calibration, whose broken end is low; 0.55 for the others).
+    #[serde(serialize_with = "undertone_core::score::layer_z::ser4")]
     pub threshold: f64,
     /// Always `broken`.
     #[schema(value_type = String)]
