@@ -1,0 +1,93 @@
+// Options and argument types: errors carry a stable code and the JavaScript name.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { thrown, vectors, wasm } from "./helpers.mjs";
+
+const [, refund] = vectors("tests/vectors").find(([n]) => n === "support-refund-goes-wrong.json");
+const events = refund.input.events;
+
+test("a bad pipeline option is a VALIDATION_ERROR at path pipeline", () => {
+  const e = thrown(() => wasm.score(refund.input, { pipeline: "chat" }));
+  assert.equal(e.code, "VALIDATION_ERROR");
+  assert.equal(e.details[0].path, "pipeline");
+  assert.equal(e.details[0].message, 'must be one of auto, support, reviews; got "chat"');
+  assert.equal(e.message, 'pipeline: must be one of auto, support, reviews; got "chat"');
+});
+
+test("a bad format option is a VALIDATION_ERROR at path format", () => {
+  const e = thrown(() => wasm.validate(refund.input, { format: "csv" }));
+  assert.deepStrictEqual(e.details, [{ path: "format", message: 'must be one of auto, json, jsonl; got "csv"' }]);
+});
+
+test("a list of events without deploymentId names the JavaScript option", () => {
+  const e = thrown(() => wasm.score(events));
+  assert.equal(e.code, "VALIDATION_ERROR");
+  assert.equal(e.details.length, 1);
+  assert.equal(e.details[0].path, "deploymentId");
+  assert.match(e.details[0].message, /^is required: the input is a list of events/);
+});
+
+test("deploymentId contradicting the request is refused at deploymentId", () => {
+  const e = thrown(() => wasm.score(refund.input, { deploymentId: "another-bot" }));
+  assert.equal(e.details[0].path, "deploymentId");
+  assert.match(e.details[0].message, /"another-bot", but the request names deployment "acme-support-bot"/);
+});
+
+test("pipeline option overrides the request's", () => {
+  assert.equal(wasm.score(refund.input).pipeline, "support");
+  assert.equal(wasm.score(refund.input, { pipeline: "reviews" }).pipeline, "reviews");
+});
+
+test("validate returns the request as scoring sees it", () => {
+  const r = wasm.validate(events, { deploymentId: "acme-support-bot" });
+  assert.equal(r.deployment_id, "acme-support-bot");
+  assert.equal(r.pipeline, "auto");
+  assert.equal(r.events.length, events.length);
+  assert.equal(r.events[0].content, events[0].content.trim());
+  const shifted = wasm.validate({
+    deployment_id: "b",
+    events: [{ actor_id: "u", content: "  hi  ", timestamp: "2026-11-21T10:30:00+01:00" }],
+  });
+  assert.equal(shifted.events[0].timestamp, "2026-11-21T09:30:00Z");
+  assert.equal(shifted.events[0].content, "hi");
+});
+
+test("arguments of the wrong JavaScript type are VALIDATION_ERRORs at their name", () => {
+  assert.deepStrictEqual(thrown(() => wasm.score(refund.input, { view: 3 })).details, [
+    { path: "view", message: "must be a string, got number" },
+  ]);
+  assert.deepStrictEqual(thrown(() => wasm.score(refund.input, "full")).details, [
+    { path: "options", message: "must be an object, got string" },
+  ]);
+  assert.deepStrictEqual(thrown(() => wasm.score(undefined)).details, [
+    {
+      path: "input",
+      message: "must be a request object, an array of events, JSON text or a Uint8Array, got undefined",
+    },
+  ]);
+  assert.equal(thrown(() => wasm.drift(refund.input, () => 1)).details[0].path, "after");
+  assert.equal(thrown(() => wasm.verifySignature(42, "", {})).details[0].path, "secret");
+  assert.equal(thrown(() => wasm.verifySignature("s", {}, {})).details[0].path, "body");
+  assert.equal(thrown(() => wasm.verifySignature("s", "", {}, { now: 1.5 })).details[0].path, "now");
+});
+
+test("null and undefined options are no options", () => {
+  const expected = JSON.stringify(wasm.score(refund.input));
+  assert.equal(JSON.stringify(wasm.score(refund.input, null)), expected);
+  assert.equal(JSON.stringify(wasm.score(refund.input, { view: undefined, pipeline: null })), expected);
+});
+
+test("a drift question too long is a VALIDATION_ERROR at question", () => {
+  const e = thrown(() => wasm.drift(refund.input, refund.input, { question: "x".repeat(2001) }));
+  assert.equal(e.code, "VALIDATION_ERROR");
+  assert.equal(e.details[0].path, "question");
+});
+
+test("drift labels default to before and after", () => {
+  const d = wasm.drift(refund.input, refund.input);
+  assert.equal(d.before.label, "before");
+  assert.equal(d.after.label, "after");
+  assert.equal(d.direction, "stable");
+  assert.equal(d.overall_drift, 0);
+});

@@ -1,0 +1,74 @@
+// The generated TypeScript declarations: every golden output type-checks against
+// them (object literals, so a missing, extra or mistyped field fails), and option
+// types reject what the functions reject.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { ROOT, text, vectors } from "./helpers.mjs";
+
+const TSC = join(ROOT, "bindings-wasm", "node_modules", "typescript", "bin", "tsc");
+
+function check(dts, source) {
+  const dir = mkdtempSync(join(tmpdir(), "undertone-wasm-types-"));
+  try {
+    const file = join(dir, "check.ts");
+    writeFileSync(file, `import * as u from ${JSON.stringify(dts)};\n${source}`);
+    const args = [TSC, "--noEmit", "--strict", "--exactOptionalPropertyTypes", "--target", "es2022",
+      "--module", "esnext", "--moduleResolution", "bundler", "--lib", "es2022,dom,dom.iterable", file];
+    try {
+      execFileSync(process.execPath, args, { encoding: "utf8" });
+    } catch (e) {
+      assert.fail(`tsc found errors:\n${e.stdout}${e.stderr}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const outputs = () => {
+  const lines = [];
+  vectors("tests/vectors").forEach(([, v], i) => {
+    lines.push(`const s${i}: u.FullScore = ${JSON.stringify(v.output)};`);
+    lines.push(`const i${i}: u.Input = ${JSON.stringify(v.input)};`);
+  });
+  vectors("tests/vectors/drift").forEach(([, v], i) => {
+    lines.push(`const d${i}: u.DriftResult = ${JSON.stringify(v.output)};`);
+    lines.push(`const b${i}: u.Input = ${text(v.before)};`);
+  });
+  return lines.join("\n");
+};
+
+const USAGE = `
+declare const input: u.Input;
+const full: u.FullScore = u.score(input, { deploymentId: "bot", pipeline: "support", view: "full", format: "jsonl" });
+const condensed: u.CondensedScore = u.score(input, { view: "condensed" });
+declare const view: "full" | "condensed";
+const either: u.FullScore | u.CondensedScore = u.score(input, { view });
+const plain: u.FullScore = u.score(input);
+const checked: u.ValidatedRequest = u.validate(new Uint8Array(), { deploymentId: "bot" });
+const d: u.DriftResult = u.drift("", [], { question: "q", beforeLabel: "v1", afterLabel: "v2", format: "json" });
+const ok: boolean = u.verifySignature("whsec_x", "body", { "webhook-id": "m" }, { now: 1, toleranceSecs: 300 });
+const ok2: boolean = u.verifySignature("s", new Uint8Array(), new Headers());
+u.score(input);
+// @ts-expect-error: not a pipeline
+u.score(input, { pipeline: "chat" });
+// @ts-expect-error: not a view
+u.score(input, { view: "short" });
+// @ts-expect-error: options are camelCase
+u.score(input, { deployment_id: "bot" });
+// @ts-expect-error: a number is not an input
+u.score(42);
+function codeOf(e: unknown): string { return (e as u.UndertoneError).code; }
+export { full, condensed, either, plain, checked, d, ok, ok2, codeOf };
+`;
+
+for (const target of ["web", "node"]) {
+  test(`pkg/${target} declarations type the golden outputs and the options`, () => {
+    const dts = join(ROOT, "bindings-wasm", "pkg", target, "undertone_wasm.js");
+    check(dts, outputs() + USAGE);
+  });
+}
