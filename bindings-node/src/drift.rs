@@ -3,10 +3,10 @@
 use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
-use undertone_core::sdk::{self, DeploymentId};
+use undertone_core::sdk::{self, DeploymentId, InputFormat};
 
 use crate::error::Failure;
-use crate::input::{self, Input, JsInput, given};
+use crate::input::{Input, JsInput, given};
 use crate::score::{DEPLOYMENT_ID, to_js};
 
 /// How two periods are compared.
@@ -31,7 +31,7 @@ pub struct DriftOptions {
 }
 
 fn run_drift(before: &Input, after: &Input, options: &DriftOptions) -> Result<String, Failure> {
-    let format = input::format(given(&options.format))?;
+    let format = InputFormat::option(given(&options.format))?;
     let (before_bytes, after_bytes) = (before.load()?, after.load()?);
     let options = sdk::DriftOptions {
         deployment_id: DeploymentId {

@@ -57,14 +57,6 @@ impl Input {
     }
 }
 
-/// The `format` option as core reads it (`auto` when absent).
-pub fn format(name: Option<&str>) -> Result<InputFormat, Failure> {
-    Ok(name
-        .map(|f| InputFormat::parse(f, "format"))
-        .transpose()?
-        .unwrap_or_default())
-}
-
 /// An optional option's value: absent, `undefined` and `null` are all "not given".
 pub fn given(option: &Option<Option<String>>) -> Option<&str> {
     option.as_ref().and_then(Option::as_deref)

@@ -3,10 +3,10 @@
 use napi::bindgen_prelude::{AsyncTask, Unknown};
 use napi::{Env, ScopedTask};
 use napi_derive::napi;
-use undertone_core::sdk::{self, DeploymentId, View};
+use undertone_core::sdk::{self, DeploymentId, InputFormat};
 
 use crate::error::Failure;
-use crate::input::{self, Input, JsInput, given};
+use crate::input::{Input, JsInput, given};
 use crate::js;
 
 /// How a list of events or a request is scored.
@@ -44,23 +44,13 @@ pub struct ValidateOptions {
 pub const DEPLOYMENT_ID: &str = "deploymentId";
 
 fn run_score(input: &Input, options: &ScoreOptions) -> Result<String, Failure> {
-    let format = input::format(given(&options.format))?;
-    let pipeline = given(&options.pipeline)
-        .map(|p| sdk::pipeline(p, "pipeline"))
-        .transpose()?;
-    let view = given(&options.view)
-        .map(|v| View::parse(v, "view"))
-        .transpose()?
-        .unwrap_or_default();
-    let bytes = input.load()?;
-    let options = sdk::ScoreOptions {
-        deployment_id: DeploymentId {
-            value: given(&options.deployment_id),
-            name: DEPLOYMENT_ID,
-        },
-        pipeline,
-        view,
+    let format = InputFormat::option(given(&options.format))?;
+    let id = DeploymentId {
+        value: given(&options.deployment_id),
+        name: DEPLOYMENT_ID,
     };
+    let options = sdk::ScoreOptions::parse(id, given(&options.pipeline), given(&options.view))?;
+    let bytes = input.load()?;
     Ok(sdk::score_json(&input.source(&bytes, format), &options)?)
 }
 
@@ -133,13 +123,15 @@ pub fn validate<'env>(
 ) -> napi::Result<Unknown<'env>> {
     let input = Input::from_js(env, input)?;
     let options = options.unwrap_or_default();
-    let result = input::format(given(&options.format)).and_then(|format| {
-        let bytes = input.load()?;
-        let id = DeploymentId {
-            value: given(&options.deployment_id),
-            name: DEPLOYMENT_ID,
-        };
-        Ok(sdk::validate_json(&input.source(&bytes, format), id)?)
-    });
+    let result = InputFormat::option(given(&options.format))
+        .map_err(Failure::from)
+        .and_then(|format| {
+            let bytes = input.load()?;
+            let id = DeploymentId {
+                value: given(&options.deployment_id),
+                name: DEPLOYMENT_ID,
+            };
+            Ok(sdk::validate_json(&input.source(&bytes, format), id)?)
+        });
     to_js(env, result)
 }

@@ -9,9 +9,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use undertone_core::sdk::{
-    self, DeploymentId, DriftOptions, InputFormat, ScoreOptions, Source, View,
-};
+use undertone_core::sdk::{self, DeploymentId, DriftOptions, InputFormat, ScoreOptions, Source};
 use undertone_core::{Error, ErrorCode, signature};
 
 create_exception!(
@@ -72,11 +70,7 @@ fn score(
     view: &str,
 ) -> PyResult<String> {
     py.detach(|| {
-        let options = ScoreOptions {
-            deployment_id: DeploymentId::new(deployment_id),
-            pipeline: pipeline.map(|p| sdk::pipeline(p, "pipeline")).transpose()?,
-            view: View::parse(view, "view")?,
-        };
+        let options = ScoreOptions::parse(DeploymentId::new(deployment_id), pipeline, Some(view))?;
         sdk::score_json(&source(data, name, format)?, &options)
     })
     .map_err(|e| to_py(py, &e))

@@ -174,10 +174,7 @@ impl Options {
 
     /// The `format` option (default `auto`).
     pub fn format(&self) -> Result<InputFormat, JsValue> {
-        match self.string("format")? {
-            Some(f) => InputFormat::parse(&f, "format").map_err(throw),
-            None => Ok(InputFormat::Auto),
-        }
+        InputFormat::option(self.string("format")?.as_deref()).map_err(throw)
     }
 }
 

@@ -9,7 +9,7 @@
 
 mod convert;
 
-use undertone_core::sdk::{self, DriftOptions, ScoreOptions, Source, View};
+use undertone_core::sdk::{self, DriftOptions, ScoreOptions, Source};
 use undertone_core::signature::{self, DEFAULT_TOLERANCE_SECS};
 use wasm_bindgen::prelude::*;
 
@@ -31,18 +31,12 @@ pub fn score(
     let id = o.string("deploymentId")?;
     let pipeline = o.string("pipeline")?;
     let view = o.string("view")?;
-    let options = ScoreOptions {
-        deployment_id: deployment_id(id.as_deref()),
-        pipeline: pipeline
-            .map(|p| sdk::pipeline(&p, "pipeline"))
-            .transpose()
-            .map_err(throw)?,
-        view: view
-            .map(|v| View::parse(&v, "view"))
-            .transpose()
-            .map_err(throw)?
-            .unwrap_or_default(),
-    };
+    let options = ScoreOptions::parse(
+        deployment_id(id.as_deref()),
+        pipeline.as_deref(),
+        view.as_deref(),
+    )
+    .map_err(throw)?;
     let source = Source::new(&bytes).with_format(format);
     from_json(&sdk::score_json(&source, &options).map_err(throw)?)
 }

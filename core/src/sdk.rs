@@ -50,6 +50,11 @@ pub enum InputFormat {
 }
 
 impl InputFormat {
+    /// The `format` option as a binding receives it: absent is `auto`.
+    pub fn option(name: Option<&str>) -> Result<Self> {
+        name.map_or(Ok(Self::Auto), |n| Self::parse(n, "format"))
+    }
+
     /// Parses `auto`, `json` or `jsonl`; the error names `path`.
     pub fn parse(name: &str, path: &str) -> Result<Self> {
         match name {
@@ -278,6 +283,25 @@ pub struct ScoreOptions<'a> {
     pub view: View,
 }
 
+impl<'a> ScoreOptions<'a> {
+    /// The options from the names a binding receives: `pipeline` (`auto`, `support`,
+    /// `reviews`; absent keeps the request's) and `view` (`full`, the default, or
+    /// `condensed`). Errors name the option.
+    pub fn parse(
+        deployment_id: DeploymentId<'a>,
+        pipeline: Option<&str>,
+        view: Option<&str>,
+    ) -> Result<Self> {
+        Ok(Self {
+            deployment_id,
+            pipeline: pipeline
+                .map(|p| self::pipeline(p, "pipeline"))
+                .transpose()?,
+            view: view.map_or(Ok(View::Full), |v| View::parse(v, "view"))?,
+        })
+    }
+}
+
 /// Reads `source` as a request for local scoring, with `options.pipeline` applied.
 pub fn score_request(source: &Source<'_>, options: &ScoreOptions<'_>) -> Result<IngestRequest> {
     let mut request = load_request(source, options.deployment_id, &LOCAL)?;
@@ -451,6 +475,17 @@ mod tests {
             InputFormat::parse("jsonl", "format").unwrap(),
             InputFormat::Jsonl
         );
+        assert_eq!(InputFormat::option(None).unwrap(), InputFormat::Auto);
+        let o = ScoreOptions::parse(DeploymentId::new(None), None, None).unwrap();
+        assert_eq!((o.pipeline, o.view), (None, View::Full));
+        let o = ScoreOptions::parse(DeploymentId::new(None), Some("support"), Some("condensed"))
+            .unwrap();
+        assert_eq!(
+            (o.pipeline, o.view),
+            (Some(Pipeline::Support), View::Condensed)
+        );
+        let e = ScoreOptions::parse(DeploymentId::new(None), Some("chat"), None).unwrap_err();
+        assert_eq!(e.violations()[0].path, "pipeline");
         for e in [
             pipeline("Support", "pipeline").unwrap_err(),
             View::parse("short", "view").unwrap_err(),

@@ -73,19 +73,19 @@ pub struct DimensionDrift {
     /// Conversations scored in the after period.
     pub after_n: usize,
     /// Median per-conversation score before (`null` with no conversation).
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub before_median: Option<f64>,
     /// Median per-conversation score after.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub after_median: Option<f64>,
     /// Hodges–Lehmann estimate of the shift, after minus before, in score units.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub shift: Option<f64>,
     /// Lower end of the 95% confidence interval of `shift`.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub ci_low: Option<f64>,
     /// Upper end of the 95% confidence interval of `shift`.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub ci_high: Option<f64>,
     /// Two-sided Mann-Whitney U p-value (`null` when not tested), to 10 significant
     /// digits.
@@ -96,7 +96,7 @@ pub struct DimensionDrift {
     pub p_adjusted: Option<f64>,
     /// Rank-biserial correlation (= Cliff's delta), after vs before, in [-1, 1]:
     /// positive when after-period scores tend to be higher.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub effect_size: Option<f64>,
     /// Whether `p_adjusted` < 0.05.
     pub significant: bool,
@@ -122,7 +122,7 @@ pub struct PeriodSummary {
     /// Human turns scored.
     pub human_turn_count: usize,
     /// Share of those conversations that ended resolved.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub resolved_rate: Option<f64>,
 }
 
@@ -605,13 +605,6 @@ fn significant(v: f64, digits: usize) -> f64 {
     format!("{:.*e}", digits.saturating_sub(1), v)
         .parse()
         .unwrap_or(v)
-}
-
-fn ser_opt4<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match x {
-        Some(v) => crate::score::layer_z::ser4(v, s),
-        None => s.serialize_none(),
-    }
 }
 
 #[cfg(test)]

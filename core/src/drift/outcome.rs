@@ -32,13 +32,13 @@ pub struct OutcomeShift {
     /// Of those, resolved.
     pub after_resolved: usize,
     /// Resolved rate before, in [0, 1] (`null` with no conversation).
-    #[serde(serialize_with = "super::ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub before_rate: Option<f64>,
     /// Resolved rate after.
-    #[serde(serialize_with = "super::ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub after_rate: Option<f64>,
     /// After minus before, in percentage points.
-    #[serde(serialize_with = "super::ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub change_points: Option<f64>,
     /// Two-sided p-value of the pooled two-proportion z-test (`null` when not computable:
     /// an empty side, or every conversation resolved or none), to 10 significant digits.

@@ -101,14 +101,6 @@ fn deserialize_utc<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::
         .map_err(serde::de::Error::custom)
 }
 
-/// Serialises an optional number with 4 decimals, `null` when absent.
-fn ser_opt4<S: serde::Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
-    match x {
-        Some(v) => crate::score::layer_z::ser4(v, s),
-        None => s.serialize_none(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ use crate::score::SCORER_VERSION;
 use crate::score::layer_z::{Band, ByDimension, Dimension};
 use crate::stats;
 
-use super::{ConversationPoint, ser_opt4};
+use super::ConversationPoint;
 
 /// Most sentences in [`HealthReport::top_findings`].
 const MAX_FINDINGS: usize = 3;
@@ -37,23 +37,23 @@ const MAX_FINDINGS: usize = 3;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DimensionHealth {
     /// Median conversation score this period (`null` with no conversation).
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub median: Option<f64>,
     /// 90th percentile of the conversation scores this period, interpolated linearly
     /// between the closest ranks (Hyndman & Fan type 7, NumPy's default).
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub p90: Option<f64>,
     /// Share of this period's conversations whose band on this dimension is broken.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub broken_rate: Option<f64>,
     /// Median conversation score of the period before.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub previous_median: Option<f64>,
     /// Broken rate of the period before.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub previous_broken_rate: Option<f64>,
     /// `median - previous_median`, in score units.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub change: Option<f64>,
     /// Two-sided Mann-Whitney U p-value, previous vs this period (`null` when not tested).
     pub p_value: Option<f64>,
@@ -89,10 +89,10 @@ pub struct HealthReport {
     /// Conversations with human turns in the period before.
     pub previous_conversations: usize,
     /// Share of this period's conversations that ended resolved.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub resolved_rate: Option<f64>,
     /// Share of the period before's conversations that ended resolved.
-    #[serde(serialize_with = "ser_opt4")]
+    #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
     pub previous_resolved_rate: Option<f64>,
     /// Per dimension: median, 90th percentile, broken rate and the change.
     pub dimensions: ByDimension<DimensionHealth>,

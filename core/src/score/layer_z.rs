@@ -293,6 +293,14 @@ pub fn ser4<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(round4(*x))
 }
 
+/// Serialises an optional number with 4 decimals, `null` when absent.
+pub fn ser_opt4<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match x {
+        Some(v) => ser4(v, s),
+        None => s.serialize_none(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,14 +4,10 @@
 //! review the diff. A golden file without an example fails the test.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
+use crate::root;
 use undertone_core::assemble;
 use undertone_core::validate::{self, Options};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// What the golden file holds for one example: conversations, or the error envelope.
 fn render(bytes: &[u8]) -> String {

@@ -8,17 +8,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::{read_json, root};
 use serde_json::{Value, json};
-use undertone_core::sdk::{self, DeploymentId, DriftOptions, ScoreOptions, Source, View};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use undertone_core::sdk::{self, DeploymentId, DriftOptions, ScoreOptions, Source};
 
 /// Every `.json` file in `tests/vectors/{folder}`, sorted.
 fn vectors(folder: &str) -> Vec<PathBuf> {
@@ -63,22 +55,10 @@ fn check_or_bless(path: &Path, mut vector: Value, field: &str, actual: Value) ->
 fn invalid_error(vector: &Value) -> Result<Value, String> {
     let options = &vector["options"];
     let text = |name: &str| options[name].as_str();
-    let pipeline = text("pipeline")
-        .map(|p| sdk::pipeline(p, "pipeline"))
-        .transpose();
-    let view = text("view").map(|v| View::parse(v, "view")).transpose();
     let bytes = serde_json::to_vec(&vector["input"]).expect("JSON serialises");
-    let result = pipeline.and_then(|pipeline| {
-        let view = view?;
-        sdk::score_json(
-            &Source::new(&bytes),
-            &ScoreOptions {
-                deployment_id: DeploymentId::new(text("deployment_id")),
-                pipeline,
-                view: view.unwrap_or_default(),
-            },
-        )
-    });
+    let id = DeploymentId::new(text("deployment_id"));
+    let result = ScoreOptions::parse(id, text("pipeline"), text("view"))
+        .and_then(|options| sdk::score_json(&Source::new(&bytes), &options));
     match result {
         Ok(_) => Err("scored, but the vector is invalid input".to_owned()),
         Err(e) => Ok(e.to_envelope()["error"].clone()),

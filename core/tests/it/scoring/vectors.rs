@@ -10,8 +10,9 @@
 //! tuning must keep (bands, modes, flags), so they survive re-blessing.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::{read_json, root};
 use serde_json::{Value, json};
 use undertone_core::score::{
     Band, ConversationResult, ScoredPipeline, SessionIntelligence, TrustMode,
@@ -35,17 +36,8 @@ const VECTORS: [(&str, Option<&str>); 6] = [
     ("hedged-answer-accepted.json", None),
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn vectors_dir() -> PathBuf {
     root().join("tests/vectors")
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The input of a vector: the example it copies, or the vector file's own `input`.
