@@ -138,6 +138,36 @@ pub async fn issue(
     plan: Plan,
     now: DateTime<Utc>,
 ) -> Result<(KeyRecord, String), StoreError> {
+    let (record, plaintext) = mint(name, org, scope, plan, now);
+    store.create_key(&record).await?;
+    Ok((record, plaintext))
+}
+
+/// Issues the database's first key: `None` when it already holds a key (another
+/// server started on it at the same moment may have made it).
+pub async fn issue_first(
+    store: &dyn Store,
+    name: &str,
+    org: &str,
+    scope: Scope,
+    plan: Plan,
+    now: DateTime<Utc>,
+) -> Result<Option<(KeyRecord, String)>, StoreError> {
+    let (record, plaintext) = mint(name, org, scope, plan, now);
+    Ok(store
+        .create_first_key(&record)
+        .await?
+        .then_some((record, plaintext)))
+}
+
+/// A new key and its record, not yet stored.
+fn mint(
+    name: &str,
+    org: &str,
+    scope: Scope,
+    plan: Plan,
+    now: DateTime<Utc>,
+) -> (KeyRecord, String) {
     let new = generate();
     let record = KeyRecord {
         id: format!("key_{}", uuid::Uuid::new_v4().simple()),
@@ -151,8 +181,7 @@ pub async fn issue(
         created_at: now,
         revoked_at: None,
     };
-    store.create_key(&record).await?;
-    Ok((record, new.plaintext))
+    (record, new.plaintext)
 }
 
 /// CRC32 of `body` as six base62 characters, zero-padded.

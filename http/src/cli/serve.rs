@@ -9,7 +9,7 @@ use clap::Args;
 use super::keys::{DatabaseArg, runtime};
 use crate::api::{self, AppState, Config};
 use crate::clock::SystemClock;
-use crate::keys::{Scope, issue};
+use crate::keys::{Scope, issue_first};
 use crate::limits::Plan;
 use crate::store;
 use crate::webhooks::deliver::{Deliverer, DeliveryConfig, Sender};
@@ -74,8 +74,8 @@ fn init_logging() {
 }
 
 async fn serve(args: &ServeArgs) -> Result<(), String> {
-    let url = &args.database.database;
-    let store = store::open(url)
+    let url = &store::redact(&args.database.database);
+    let store = store::open(&args.database.database)
         .await
         .map_err(|e| format!("cannot open the database {url}: {e}"))?;
     let listener = tokio::net::TcpListener::bind(args.addr)
@@ -85,22 +85,17 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .local_addr()
         .map_err(|e| format!("cannot read the listening address: {e}"))?;
 
-    if store
-        .list_keys()
-        .await
-        .map_err(|e| e.to_string())?
-        .is_empty()
-    {
-        let (record, key) = issue(
-            store.as_ref(),
-            "default",
-            "default",
-            Scope::ReadWrite,
-            Plan::default(),
-            chrono::Utc::now(),
-        )
-        .await
-        .map_err(|e| format!("cannot create the first API key: {e}"))?;
+    let first = issue_first(
+        store.as_ref(),
+        "default",
+        "default",
+        Scope::ReadWrite,
+        Plan::default(),
+        chrono::Utc::now(),
+    )
+    .await
+    .map_err(|e| format!("cannot create the first API key: {e}"))?;
+    if let Some((record, key)) = first {
         println!(
             "Created a read-write API key ({}). It is shown only this once; keep it:\n\n  \
              {key}\n\nIts webhook delivery secret (signs deliveries to an ingest's \
@@ -137,6 +132,10 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     let sender = Sender::new(delivery, SafeResolver::new(args.allow_private_webhooks))
         .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
     let state = AppState::new(store, Arc::new(SystemClock), config);
+    let notifications = state.store.listen(store::Wake {
+        jobs: Arc::clone(&state.wake),
+        deliveries: Arc::clone(&state.deliveries),
+    });
     let running = Workers::spawn(&state, workers);
     let deliverer = Deliverer::spawn(&state, sender);
     let scheduler = Scheduler::spawn(&state);
@@ -149,6 +148,9 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     tracing::info!("no longer accepting requests; finishing jobs in progress");
     running.shutdown().await;
     scheduler.shutdown().await;
+    if let Some(notifications) = notifications {
+        notifications.abort();
+    }
     tracing::info!("finishing webhook attempts in flight");
     deliverer.shutdown().await;
     tracing::info!("stopped");

@@ -1,9 +1,12 @@
 //! Durable storage behind one trait (DESIGN.md §7 "Storage"): keys, rate-limit
 //! windows, sessions with their inputs and results, and the job queue.
 //!
-//! SQLite is the default ([`sqlite::SqliteStore`]); the trait is what the service and
-//! the workers use, so a PostgreSQL implementation can take its place.
+//! SQLite is the default ([`sqlite::SqliteStore`]); PostgreSQL
+//! ([`postgres::PgStore`]) lets several server processes share one database, one
+//! queue and one set of rate limits. The service and the workers use the trait only;
+//! the conformance suite (`http/tests/it/store`) holds both to the same assertions.
 
+pub mod postgres;
 pub mod sqlite;
 pub mod webhooks;
 
@@ -11,6 +14,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
 
 use crate::keys::Scope;
 use crate::limits::{Decision, Plan, Quota, Window};
@@ -34,7 +39,7 @@ pub enum StoreError {
     #[error("database migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// The database URL names no supported backend.
-    #[error("unsupported database URL `{0}`: expected sqlite://PATH")]
+    #[error("unsupported database URL `{0}`: expected sqlite://PATH or postgres://…")]
     UnsupportedUrl(String),
     /// A stored value does not have the shape this version writes.
     #[error("stored data is not readable: {0}")]
@@ -266,6 +271,10 @@ pub struct Reaped {
 pub trait Store: WebhookStore + Send + Sync + 'static {
     /// Stores a new key.
     async fn create_key(&self, key: &KeyRecord) -> StoreResult<()>;
+    /// Stores `key` only when the database holds no key at all; false (nothing
+    /// written) otherwise. Atomic, so of several servers started together on an empty
+    /// database exactly one creates the first key.
+    async fn create_first_key(&self, key: &KeyRecord) -> StoreResult<bool>;
     /// Every key, oldest first.
     async fn list_keys(&self) -> StoreResult<Vec<KeyRecord>>;
     /// Revokes a key; false when no unrevoked key has that id.
@@ -314,15 +323,52 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     ) -> StoreResult<bool>;
     /// Gives a claimed job back unprocessed (shutdown), without counting the attempt.
     async fn release(&self, job: &Job) -> StoreResult<()>;
+
+    /// Starts a task that wakes this process's idle workers when another process
+    /// queues a job or a delivery; `None` when the backend has no such signal (the
+    /// workers' short poll then finds that work).
+    fn listen(&self, _wake: Wake) -> Option<JoinHandle<()>> {
+        None
+    }
 }
 
-/// Opens the database at `url` and brings its schema up to date.
+/// What a [`Store::listen`] task wakes.
+#[derive(Debug, Clone)]
+pub struct Wake {
+    /// Idle job workers.
+    pub jobs: Arc<Notify>,
+    /// The delivery worker.
+    pub deliveries: Arc<Notify>,
+}
+
+/// Opens the database at `url` (`sqlite://PATH` or `postgres://…`) and brings its
+/// schema up to date.
 pub async fn open(url: &str) -> StoreResult<Arc<dyn Store>> {
     if url.starts_with("sqlite:") {
         Ok(Arc::new(sqlite::SqliteStore::open(url).await?))
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Arc::new(postgres::PgStore::open(url).await?))
     } else {
-        Err(StoreError::UnsupportedUrl(url.to_owned()))
+        Err(StoreError::UnsupportedUrl(redact(url)))
     }
+}
+
+/// `url` without its password, for messages and logs.
+pub fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// Decompresses a stored result.
+fn unpack(packed: &[u8]) -> StoreResult<String> {
+    let bytes = lz4_flex::decompress_size_prepended(packed)
+        .map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))
 }
 
 /// Formats a stored time.

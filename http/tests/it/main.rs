@@ -3,5 +3,7 @@
 mod api;
 mod cli;
 mod durability;
+mod pg;
 mod real_server;
+mod store;
 mod webhooks;

@@ -80,13 +80,6 @@ fn key_from_row(row: &SqliteRow) -> StoreResult<KeyRecord> {
     })
 }
 
-/// Decompresses a stored result.
-fn unpack(packed: &[u8]) -> StoreResult<String> {
-    let bytes = lz4_flex::decompress_size_prepended(packed)
-        .map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))
-}
-
 fn session_from_row(row: &SqliteRow) -> StoreResult<SessionRecord> {
     let completed: Option<String> = row.try_get("completed_at")?;
     let event_count: i64 = row.try_get("event_count")?;
@@ -106,7 +99,7 @@ fn session_from_row(row: &SqliteRow) -> StoreResult<SessionRecord> {
         plain_recommendations: row.try_get("plain_recommendations")?,
         condensed: row.try_get("condensed")?,
         full_output: match row.try_get::<Option<Vec<u8>>, _>("full_output_lz4")? {
-            Some(packed) => Some(unpack(&packed)?),
+            Some(packed) => Some(super::unpack(&packed)?),
             None => row.try_get("full_output")?,
         },
         completions: row.try_get("completions")?,
@@ -164,29 +157,50 @@ async fn charge_in(
     Ok(decision)
 }
 
+async fn insert_key(tx: &mut Transaction<'static, Sqlite>, key: &KeyRecord) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO api_keys (id, org_id, name, scope, key_digest, display_prefix, \
+         delivery_secret, per_hour, per_day, drift_per_hour, created_at, revoked_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&key.id)
+    .bind(&key.org_id)
+    .bind(&key.name)
+    .bind(key.scope.as_str())
+    .bind(&key.digest)
+    .bind(&key.display_prefix)
+    .bind(&key.delivery_secret)
+    .bind(key.plan.per_hour)
+    .bind(key.plan.per_day)
+    .bind(key.plan.drift_per_hour)
+    .bind(format_time(&key.created_at))
+    .bind(key.revoked_at.as_ref().map(format_time))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn create_key(&self, key: &KeyRecord) -> StoreResult<()> {
-        sqlx::query(
-            "INSERT INTO api_keys (id, org_id, name, scope, key_digest, display_prefix, \
-             delivery_secret, per_hour, per_day, drift_per_hour, created_at, revoked_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&key.id)
-        .bind(&key.org_id)
-        .bind(&key.name)
-        .bind(key.scope.as_str())
-        .bind(&key.digest)
-        .bind(&key.display_prefix)
-        .bind(&key.delivery_secret)
-        .bind(key.plan.per_hour)
-        .bind(key.plan.per_day)
-        .bind(key.plan.drift_per_hour)
-        .bind(format_time(&key.created_at))
-        .bind(key.revoked_at.as_ref().map(format_time))
-        .execute(&self.pool)
-        .await?;
+        let mut tx = self.write().await?;
+        insert_key(&mut tx, key).await?;
+        tx.commit().await?;
         Ok(())
+    }
+
+    async fn create_first_key(&self, key: &KeyRecord) -> StoreResult<bool> {
+        // BEGIN IMMEDIATE holds the write lock from the count to the insert.
+        let mut tx = self.write().await?;
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM api_keys")
+            .fetch_one(&mut *tx)
+            .await?;
+        if n > 0 {
+            return Ok(false);
+        }
+        insert_key(&mut tx, key).await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     async fn list_keys(&self) -> StoreResult<Vec<KeyRecord>> {

@@ -1,0 +1,773 @@
+//! The PostgreSQL side of [`WebhookStore`]: endpoints, the outbox, deliveries and
+//! attempts, history, deploy markers and health reports.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use sqlx::postgres::PgRow;
+use sqlx::{Postgres, Row, Transaction};
+use undertone_core::monitor::ConversationPoint;
+use undertone_core::score::layer_z::ByDimension;
+
+use super::{DELIVERIES_CHANNEL, PgStore, count, ms, notify};
+use crate::store::webhooks::{
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, NewDeploy,
+    NewEvent, NextStep, ReportRecord, Targets, WebhookRecord, WebhookStore,
+};
+use crate::store::{Job, StoreError, StoreResult, time_from_ms};
+
+fn webhook_from_row(row: &PgRow, events: Vec<String>) -> StoreResult<WebhookRecord> {
+    Ok(WebhookRecord {
+        id: row.try_get("id")?,
+        org_id: row.try_get("org_id")?,
+        key_id: row.try_get("key_id")?,
+        url: row.try_get("url")?,
+        secret: row.try_get("secret")?,
+        events,
+        created_at: row.try_get("created_at")?,
+        last_delivery_at: row.try_get("last_delivery_at")?,
+        failure_count: count(row, "failure_count")?,
+    })
+}
+
+fn status_code(v: Option<i64>) -> Option<u16> {
+    v.and_then(|c| u16::try_from(c).ok())
+}
+
+/// Writes events and their deliveries inside `tx`; returns the deliveries queued.
+/// Queuing any announces it to every process's delivery worker on commit.
+pub(super) async fn emit_in(
+    tx: &mut Transaction<'static, Postgres>,
+    events: &[NewEvent],
+    at: DateTime<Utc>,
+) -> StoreResult<u32> {
+    let now_ms = at.timestamp_millis();
+    let created = ms(&at);
+    let mut queued = 0;
+    for event in events {
+        // (endpoint, webhook id, key id, url)
+        let mut targets: Vec<(String, Option<String>, Option<String>, String)> = Vec::new();
+        match &event.targets {
+            Targets::Subscribers(direct) => {
+                let rows = sqlx::query(
+                    "SELECT w.id, w.url FROM webhooks w \
+                     JOIN webhook_kinds k ON k.webhook_id = w.id \
+                     WHERE w.org_id = $1 AND w.deleted_at IS NULL AND k.kind = $2 \
+                     ORDER BY w.created_at, w.id",
+                )
+                .bind(&event.org_id)
+                .bind(&event.kind)
+                .fetch_all(&mut **tx)
+                .await?;
+                for row in rows {
+                    let id: String = row.try_get("id")?;
+                    targets.push((id.clone(), Some(id), None, row.try_get("url")?));
+                }
+                if let Some(d) = direct {
+                    targets.push((
+                        d.endpoint.clone(),
+                        None,
+                        Some(d.key_id.clone()),
+                        d.url.clone(),
+                    ));
+                }
+            }
+            Targets::Webhook(id) => {
+                let url: Option<String> = sqlx::query_scalar(
+                    "SELECT url FROM webhooks WHERE id = $1 AND deleted_at IS NULL",
+                )
+                .bind(id)
+                .fetch_optional(&mut **tx)
+                .await?;
+                if let Some(url) = url {
+                    targets.push((id.clone(), Some(id.clone()), None, url));
+                }
+            }
+        }
+        if targets.is_empty() {
+            continue;
+        }
+        sqlx::query(
+            "INSERT INTO webhook_events (id, kind, org_id, deployment_id, created_at, body) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&event.id)
+        .bind(&event.kind)
+        .bind(&event.org_id)
+        .bind(&event.deployment_id)
+        .bind(ms(&event.created_at))
+        .bind(&event.body)
+        .execute(&mut **tx)
+        .await?;
+        for (endpoint, webhook_id, key_id, url) in targets {
+            let done = sqlx::query(
+                "INSERT INTO deliveries (id, event_id, endpoint, webhook_id, key_id, url, \
+                 status, attempts, next_attempt_ms, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8) \
+                 ON CONFLICT (event_id, endpoint) DO NOTHING",
+            )
+            .bind(uuid::Uuid::new_v4().to_string())
+            .bind(&event.id)
+            .bind(&endpoint)
+            .bind(&webhook_id)
+            .bind(&key_id)
+            .bind(&url)
+            .bind(now_ms)
+            .bind(created)
+            .execute(&mut **tx)
+            .await?;
+            queued += u32::try_from(done.rows_affected()).unwrap_or(0);
+        }
+    }
+    if queued > 0 {
+        notify(tx, DELIVERIES_CHANNEL).await?;
+    }
+    Ok(queued)
+}
+
+async fn create_deploy_in(
+    tx: &mut Transaction<'static, Postgres>,
+    d: &NewDeploy,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO deploys (id, org_id, deployment_id, release, description, source, at_ms, \
+         created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&d.id)
+    .bind(&d.org_id)
+    .bind(&d.deployment_id)
+    .bind(&d.release)
+    .bind(&d.description)
+    .bind(d.source)
+    .bind(d.at.timestamp_millis())
+    .bind(ms(&d.created_at))
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// Writes what an ingest job's completion causes, inside the transaction that
+/// completes it.
+pub(super) async fn apply_effects(
+    tx: &mut Transaction<'static, Postgres>,
+    job: &Job,
+    effects: &Effects,
+    at: DateTime<Utc>,
+) -> StoreResult<()> {
+    if let Some(deployment) = &job.deployment_id {
+        for p in &effects.history {
+            let s = &p.scores;
+            sqlx::query(
+                "INSERT INTO conversation_history (org_id, deployment_id, conversation_id, \
+                 session_id, started_at_ms, human_turns, resolved, abandoned, release, \
+                 trust_calibration, frustration_buildup, dependency_drift, \
+                 silent_abandonment_risk, escalation_friction, comprehension_gap) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) \
+                 ON CONFLICT (org_id, deployment_id, conversation_id) DO UPDATE SET \
+                 session_id = excluded.session_id, started_at_ms = excluded.started_at_ms, \
+                 human_turns = excluded.human_turns, resolved = excluded.resolved, \
+                 abandoned = excluded.abandoned, release = excluded.release, \
+                 trust_calibration = excluded.trust_calibration, \
+                 frustration_buildup = excluded.frustration_buildup, \
+                 dependency_drift = excluded.dependency_drift, \
+                 silent_abandonment_risk = excluded.silent_abandonment_risk, \
+                 escalation_friction = excluded.escalation_friction, \
+                 comprehension_gap = excluded.comprehension_gap",
+            )
+            .bind(&job.org_id)
+            .bind(deployment)
+            .bind(&p.conversation_id)
+            .bind(&job.session_id)
+            .bind(p.started_at.timestamp_millis())
+            .bind(i64::try_from(p.human_turns).unwrap_or(i64::MAX))
+            .bind(p.resolved)
+            .bind(p.abandoned)
+            .bind(&p.release)
+            .bind(s.trust_calibration)
+            .bind(s.frustration_buildup)
+            .bind(s.dependency_drift)
+            .bind(s.silent_abandonment_risk)
+            .bind(s.escalation_friction)
+            .bind(s.comprehension_gap)
+            .execute(&mut **tx)
+            .await?;
+        }
+    }
+    for d in &effects.deploys {
+        create_deploy_in(tx, d).await?;
+    }
+    for m in &effects.measured {
+        sqlx::query(
+            "UPDATE deploys SET measured_at = $1, result = $2 \
+             WHERE id = $3 AND measured_at IS NULL",
+        )
+        .bind(ms(&at))
+        .bind(&m.result)
+        .bind(&m.deploy_id)
+        .execute(&mut **tx)
+        .await?;
+    }
+    emit_in(tx, &effects.events, at).await?;
+    Ok(())
+}
+
+fn point_from_row(row: &PgRow) -> StoreResult<ConversationPoint> {
+    let turns: i64 = row.try_get("human_turns")?;
+    Ok(ConversationPoint {
+        conversation_id: row.try_get("conversation_id")?,
+        started_at: time_from_ms(row.try_get("started_at_ms")?)?,
+        human_turns: usize::try_from(turns)
+            .map_err(|_| StoreError::Corrupt(format!("human turns {turns}")))?,
+        resolved: row.try_get("resolved")?,
+        abandoned: row.try_get("abandoned")?,
+        release: row.try_get("release")?,
+        scores: ByDimension {
+            trust_calibration: row.try_get("trust_calibration")?,
+            frustration_buildup: row.try_get("frustration_buildup")?,
+            dependency_drift: row.try_get("dependency_drift")?,
+            silent_abandonment_risk: row.try_get("silent_abandonment_risk")?,
+            escalation_friction: row.try_get("escalation_friction")?,
+            comprehension_gap: row.try_get("comprehension_gap")?,
+        },
+    })
+}
+
+fn deploy_from_row(row: &PgRow) -> StoreResult<DeployRecord> {
+    let source: String = row.try_get("source")?;
+    Ok(DeployRecord {
+        deploy: NewDeploy {
+            id: row.try_get("id")?,
+            org_id: row.try_get("org_id")?,
+            deployment_id: row.try_get("deployment_id")?,
+            release: row.try_get("release")?,
+            description: row.try_get("description")?,
+            source: match source.as_str() {
+                "api" => "api",
+                "metadata" => "metadata",
+                other => return Err(StoreError::Corrupt(format!("deploy source `{other}`"))),
+            },
+            at: time_from_ms(row.try_get("at_ms")?)?,
+            created_at: row.try_get("created_at")?,
+        },
+        measured_at: row.try_get("measured_at")?,
+        result: row.try_get("result")?,
+    })
+}
+
+fn report_from_row(row: &PgRow) -> StoreResult<ReportRecord> {
+    Ok(ReportRecord {
+        id: row.try_get("id")?,
+        org_id: row.try_get("org_id")?,
+        deployment_id: row.try_get("deployment_id")?,
+        period_start: row.try_get("period_start")?,
+        period_end: row.try_get("period_end")?,
+        trigger: row.try_get("trigger")?,
+        created_at: row.try_get("created_at")?,
+        report: row.try_get("report")?,
+    })
+}
+
+#[async_trait]
+impl WebhookStore for PgStore {
+    async fn create_webhook(&self, w: &WebhookRecord) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO webhooks (id, org_id, key_id, url, secret, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&w.id)
+        .bind(&w.org_id)
+        .bind(&w.key_id)
+        .bind(&w.url)
+        .bind(&w.secret)
+        .bind(ms(&w.created_at))
+        .execute(&mut *tx)
+        .await?;
+        for kind in &w.events {
+            sqlx::query(
+                "INSERT INTO webhook_kinds (webhook_id, kind) VALUES ($1, $2) \
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(&w.id)
+            .bind(kind)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn list_webhooks(&self, key_id: &str) -> StoreResult<Vec<WebhookRecord>> {
+        let rows = sqlx::query(
+            "SELECT * FROM webhooks WHERE key_id = $1 AND deleted_at IS NULL \
+             ORDER BY created_at, id",
+        )
+        .bind(key_id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut kinds: HashMap<String, Vec<String>> = HashMap::new();
+        for k in sqlx::query(
+            "SELECT webhook_id, kind FROM webhook_kinds WHERE webhook_id IN \
+             (SELECT id FROM webhooks WHERE key_id = $1 AND deleted_at IS NULL) \
+             ORDER BY webhook_id, kind",
+        )
+        .bind(key_id)
+        .fetch_all(&self.pool)
+        .await?
+        {
+            kinds
+                .entry(k.try_get("webhook_id")?)
+                .or_default()
+                .push(k.try_get("kind")?);
+        }
+        rows.iter()
+            .map(|row| {
+                let id: String = row.try_get("id")?;
+                webhook_from_row(row, kinds.remove(&id).unwrap_or_default())
+            })
+            .collect()
+    }
+
+    async fn webhook(&self, id: &str, key_id: &str) -> StoreResult<Option<WebhookRecord>> {
+        let row = sqlx::query(
+            "SELECT * FROM webhooks WHERE id = $1 AND key_id = $2 AND deleted_at IS NULL",
+        )
+        .bind(id)
+        .bind(key_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let kinds: Vec<String> = sqlx::query_scalar(
+            "SELECT kind FROM webhook_kinds WHERE webhook_id = $1 ORDER BY kind",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(Some(webhook_from_row(&row, kinds)?))
+    }
+
+    async fn delete_webhook(&self, id: &str, key_id: &str, at: DateTime<Utc>) -> StoreResult<bool> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(
+            "UPDATE webhooks SET deleted_at = $1 \
+             WHERE id = $2 AND key_id = $3 AND deleted_at IS NULL",
+        )
+        .bind(ms(&at))
+        .bind(id)
+        .bind(key_id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE deliveries SET status = 'failed', error = 'the webhook was deleted', \
+             completed_at = $1, lease_token = NULL, lease_until_ms = NULL \
+             WHERE webhook_id = $2 AND status = 'pending'",
+        )
+        .bind(ms(&at))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn deliveries(
+        &self,
+        webhook_id: &str,
+        after: Option<&str>,
+        limit: u32,
+    ) -> StoreResult<Vec<DeliveryRecord>> {
+        // Newest first by (created_at, id); the cursor is the last delivery seen.
+        let rows = match after {
+            Some(cursor) => {
+                sqlx::query(
+                    "SELECT d.*, e.kind FROM deliveries d \
+                     JOIN webhook_events e ON e.id = d.event_id \
+                     JOIN deliveries c ON c.id = $1 AND c.webhook_id = d.webhook_id \
+                     WHERE d.webhook_id = $2 AND (d.created_at, d.id) < (c.created_at, c.id) \
+                     ORDER BY d.created_at DESC, d.id DESC LIMIT $3",
+                )
+                .bind(cursor)
+                .bind(webhook_id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(
+                    "SELECT d.*, e.kind FROM deliveries d \
+                     JOIN webhook_events e ON e.id = d.event_id \
+                     WHERE d.webhook_id = $1 ORDER BY d.created_at DESC, d.id DESC LIMIT $2",
+                )
+                .bind(webhook_id)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        let ids: Vec<String> = rows
+            .iter()
+            .map(|r| r.try_get("id"))
+            .collect::<Result<_, _>>()?;
+        let mut log: HashMap<String, Vec<AttemptRecord>> = HashMap::new();
+        if !ids.is_empty() {
+            let attempts = sqlx::query(
+                "SELECT * FROM delivery_attempts WHERE delivery_id = ANY($1) \
+                 ORDER BY delivery_id, attempt",
+            )
+            .bind(&ids)
+            .fetch_all(&self.pool)
+            .await?;
+            for a in attempts {
+                let duration: Option<i64> = a.try_get("duration_ms")?;
+                log.entry(a.try_get("delivery_id")?)
+                    .or_default()
+                    .push(AttemptRecord {
+                        attempt: count(&a, "attempt")?,
+                        started_at: a.try_get("started_at")?,
+                        duration_ms: duration.and_then(|d| u64::try_from(d).ok()),
+                        response_status: status_code(a.try_get("response_status")?),
+                        error: a.try_get("error")?,
+                        response_body: a.try_get("response_body")?,
+                    });
+            }
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let id: String = row.try_get("id")?;
+            let status = DeliveryStatus::parse(&row.try_get::<String, _>("status")?)?;
+            let next_ms: i64 = row.try_get("next_attempt_ms")?;
+            let attempt_log = log.remove(&id).unwrap_or_default();
+            out.push(DeliveryRecord {
+                id,
+                event_id: row.try_get("event_id")?,
+                event_type: row.try_get("kind")?,
+                status,
+                attempts: count(row, "attempts")?,
+                response_status: status_code(row.try_get("response_status")?),
+                error: row.try_get("error")?,
+                created_at: row.try_get("created_at")?,
+                last_attempt_at: row.try_get("last_attempt_at")?,
+                next_attempt_at: if status == DeliveryStatus::Pending {
+                    Some(time_from_ms(next_ms)?)
+                } else {
+                    None
+                },
+                completed_at: row.try_get("completed_at")?,
+                attempt_log,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn emit(&self, events: &[NewEvent], at: DateTime<Utc>) -> StoreResult<u32> {
+        let mut tx = self.pool.begin().await?;
+        let n = emit_in(&mut tx, events, at).await?;
+        tx.commit().await?;
+        Ok(n)
+    }
+
+    async fn claim_deliveries(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: u32,
+        max_attempts: u32,
+    ) -> StoreResult<Vec<DeliveryJob>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut tx = self.pool.begin().await?;
+        let now = time_from_ms(now_ms)?;
+        // Rows another process is claiming or finishing right now are skipped.
+        let rows = sqlx::query(
+            "SELECT d.id, d.url, d.attempts, d.lease_until_ms, e.kind, e.body, \
+             COALESCE(w.secret, k.delivery_secret) AS secret \
+             FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
+             LEFT JOIN webhooks w ON w.id = d.webhook_id \
+             LEFT JOIN api_keys k ON k.id = d.key_id \
+             WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 \
+             AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= $1) \
+             ORDER BY d.next_attempt_ms, d.created_at, d.id LIMIT $2 \
+             FOR UPDATE OF d SKIP LOCKED",
+        )
+        .bind(now_ms)
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut jobs = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get("id")?;
+            let attempts = count(&row, "attempts")?;
+            let interrupted = row.try_get::<Option<i64>, _>("lease_until_ms")?.is_some();
+            if interrupted {
+                sqlx::query(
+                    "UPDATE delivery_attempts SET error = $1 \
+                     WHERE delivery_id = $2 AND attempt = $3 AND duration_ms IS NULL",
+                )
+                .bind("interrupted: the server stopped during this attempt")
+                .bind(&id)
+                .bind(i64::from(attempts))
+                .execute(&mut *tx)
+                .await?;
+            }
+            let secret: Option<String> = row.try_get("secret")?;
+            let (Some(secret), true) = (secret, attempts < max_attempts) else {
+                let error = if attempts >= max_attempts {
+                    "interrupted: the server stopped during the last attempt"
+                } else {
+                    "no signing secret: the endpoint or key is gone"
+                };
+                sqlx::query(
+                    "UPDATE deliveries SET status = 'failed', error = $1, completed_at = $2, \
+                     lease_token = NULL, lease_until_ms = NULL WHERE id = $3",
+                )
+                .bind(error)
+                .bind(now)
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?;
+                continue;
+            };
+            let job = DeliveryJob {
+                id,
+                kind: row.try_get("kind")?,
+                url: row.try_get("url")?,
+                secret,
+                body: row.try_get("body")?,
+                attempt: attempts + 1,
+                token: uuid::Uuid::new_v4().simple().to_string(),
+            };
+            sqlx::query(
+                "UPDATE deliveries SET attempts = $1, lease_token = $2, lease_until_ms = $3, \
+                 last_attempt_at = $4 WHERE id = $5",
+            )
+            .bind(i64::from(job.attempt))
+            .bind(&job.token)
+            .bind(now_ms + lease_ms)
+            .bind(now)
+            .bind(&job.id)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO delivery_attempts (delivery_id, attempt, started_at) \
+                 VALUES ($1, $2, $3) ON CONFLICT (delivery_id, attempt) DO NOTHING",
+            )
+            .bind(&job.id)
+            .bind(i64::from(job.attempt))
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            jobs.push(job);
+        }
+        tx.commit().await?;
+        Ok(jobs)
+    }
+
+    async fn finish_delivery(
+        &self,
+        job: &DeliveryJob,
+        attempt: &AttemptRecord,
+        next: NextStep,
+    ) -> StoreResult<bool> {
+        let mut tx = self.pool.begin().await?;
+        let finished = ms(&(attempt.started_at
+            + chrono::Duration::milliseconds(
+                i64::try_from(attempt.duration_ms.unwrap_or(0)).unwrap_or(0),
+            )));
+        let (status, next_ms, completed) = match next {
+            NextStep::Succeeded => ("succeeded", None, Some(finished)),
+            NextStep::RetryAt(at) => ("pending", Some(at), None),
+            NextStep::Failed => ("failed", None, Some(finished)),
+        };
+        let held = sqlx::query(
+            "UPDATE deliveries SET status = $1, \
+             next_attempt_ms = COALESCE($2, next_attempt_ms), \
+             lease_token = NULL, lease_until_ms = NULL, \
+             response_status = $3, error = $4, completed_at = $5 \
+             WHERE id = $6 AND lease_token = $7",
+        )
+        .bind(status)
+        .bind(next_ms)
+        .bind(attempt.response_status.map(i64::from))
+        .bind(&attempt.error)
+        .bind(completed)
+        .bind(&job.id)
+        .bind(&job.token)
+        .execute(&mut *tx)
+        .await?;
+        if held.rows_affected() != 1 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE delivery_attempts SET duration_ms = $1, response_status = $2, error = $3, \
+             response_body = $4 WHERE delivery_id = $5 AND attempt = $6",
+        )
+        .bind(
+            attempt
+                .duration_ms
+                .map(|d| i64::try_from(d).unwrap_or(i64::MAX)),
+        )
+        .bind(attempt.response_status.map(i64::from))
+        .bind(&attempt.error)
+        .bind(&attempt.response_body)
+        .bind(&job.id)
+        .bind(i64::from(job.attempt))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE webhooks SET last_delivery_at = $1, \
+             failure_count = CASE WHEN $2 THEN 0 ELSE failure_count + 1 END \
+             WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",
+        )
+        .bind(finished)
+        .bind(next == NextStep::Succeeded)
+        .bind(&job.id)
+        .execute(&mut *tx)
+        .await?;
+        if matches!(next, NextStep::RetryAt(_)) {
+            // Another process's delivery worker may be the one to retry it.
+            notify(&mut tx, DELIVERIES_CHANNEL).await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn next_delivery_due(&self) -> StoreResult<Option<i64>> {
+        Ok(sqlx::query_scalar(
+            "SELECT MIN(GREATEST(next_attempt_ms, lease_until_ms)) \
+             FROM deliveries WHERE status = 'pending'",
+        )
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    async fn history(
+        &self,
+        org_id: &str,
+        deployment_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> StoreResult<Vec<ConversationPoint>> {
+        sqlx::query(
+            "SELECT * FROM conversation_history WHERE org_id = $1 AND deployment_id = $2 \
+             AND started_at_ms >= $3 AND started_at_ms < $4 \
+             ORDER BY started_at_ms, conversation_id",
+        )
+        .bind(org_id)
+        .bind(deployment_id)
+        .bind(from_ms)
+        .bind(to_ms)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(point_from_row)
+        .collect()
+    }
+
+    async fn active_deployments(
+        &self,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> StoreResult<Vec<(String, String)>> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT org_id, deployment_id FROM conversation_history \
+             WHERE started_at_ms >= $1 AND started_at_ms < $2 ORDER BY org_id, deployment_id",
+        )
+        .bind(from_ms)
+        .bind(to_ms)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("org_id")?, r.try_get("deployment_id")?)))
+            .collect()
+    }
+
+    async fn create_deploy(&self, deploy: &NewDeploy) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        create_deploy_in(&mut tx, deploy).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn deploys(&self, org_id: &str, deployment_id: &str) -> StoreResult<Vec<DeployRecord>> {
+        sqlx::query(
+            "SELECT * FROM deploys WHERE org_id = $1 AND deployment_id = $2 ORDER BY at_ms, id",
+        )
+        .bind(org_id)
+        .bind(deployment_id)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(deploy_from_row)
+        .collect()
+    }
+
+    async fn save_report(
+        &self,
+        r: &ReportRecord,
+        event: &NewEvent,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query(
+            "INSERT INTO health_reports (id, org_id, deployment_id, period_start, period_end, \
+             trigger, created_at, report) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&r.id)
+        .bind(&r.org_id)
+        .bind(&r.deployment_id)
+        .bind(ms(&r.period_start))
+        .bind(ms(&r.period_end))
+        .bind(&r.trigger)
+        .bind(ms(&r.created_at))
+        .bind(&r.report)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        emit_in(&mut tx, std::slice::from_ref(event), at).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn reports(&self, org_id: &str, deployment_id: &str) -> StoreResult<Vec<ReportRecord>> {
+        sqlx::query(
+            "SELECT * FROM health_reports WHERE org_id = $1 AND deployment_id = $2 \
+             ORDER BY created_at DESC, id DESC",
+        )
+        .bind(org_id)
+        .bind(deployment_id)
+        .fetch_all(&self.pool)
+        .await?
+        .iter()
+        .map(report_from_row)
+        .collect()
+    }
+
+    async fn report(
+        &self,
+        org_id: &str,
+        deployment_id: &str,
+        id: &str,
+    ) -> StoreResult<Option<ReportRecord>> {
+        sqlx::query(
+            "SELECT * FROM health_reports WHERE id = $1 AND org_id = $2 AND deployment_id = $3",
+        )
+        .bind(id)
+        .bind(org_id)
+        .bind(deployment_id)
+        .fetch_optional(&self.pool)
+        .await?
+        .as_ref()
+        .map(report_from_row)
+        .transpose()
+    }
+}

@@ -1,0 +1,113 @@
+//! PostgreSQL for the tests. `UNDERTONE_TEST_POSTGRES` names a server by a URL whose
+//! role may create databases (`scripts/test` sets it, starting a throwaway cluster
+//! when needed); each test gets a database of its own, dropped when the test ends.
+//!
+//! Without the variable the PostgreSQL tests print why and return, unless
+//! `UNDERTONE_REQUIRE_POSTGRES=1` (set by `.ci/run`), which makes that a failure.
+
+use std::thread;
+
+use sqlx::{Connection, Executor, PgConnection};
+
+/// The variable naming the server.
+pub const VAR: &str = "UNDERTONE_TEST_POSTGRES";
+/// The variable that turns a missing server into a failure.
+pub const REQUIRE_VAR: &str = "UNDERTONE_REQUIRE_POSTGRES";
+
+/// A database made for one test; dropped (with its connections) on drop.
+#[derive(Debug)]
+pub struct TestDatabase {
+    /// `postgres://…/ut_test_…`: give this to `undertone serve --database` or
+    /// `store::open`.
+    pub url: String,
+    admin: String,
+    name: String,
+}
+
+/// The server URL, or `None` (with the reason printed) when the test should be
+/// skipped. Panics when PostgreSQL is required and not configured.
+pub fn server() -> Option<String> {
+    match std::env::var(VAR) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            let required = std::env::var(REQUIRE_VAR).is_ok_and(|v| v == "1");
+            assert!(
+                !required,
+                "{REQUIRE_VAR}=1 but {VAR} is not set: the PostgreSQL suite cannot run"
+            );
+            eprintln!("skipped: {VAR} is not set (scripts/test sets it)");
+            None
+        }
+    }
+}
+
+/// A fresh, empty database on the test server, or `None` when there is no server
+/// (see [`server`]).
+pub fn database() -> Option<TestDatabase> {
+    let admin = server()?;
+    let name = format!("ut_test_{}", uuid::Uuid::new_v4().simple());
+    let statement = format!("CREATE DATABASE {name}");
+    let admin_url = admin.clone();
+    on_own_runtime(move || async move {
+        let mut conn = PgConnection::connect(&admin_url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot connect to {VAR}={admin_url}: {e}"));
+        conn.execute(sqlx::AssertSqlSafe(statement))
+            .await
+            .unwrap_or_else(|e| panic!("cannot create a test database: {e}"));
+        let _ = conn.close().await;
+    });
+    let url = database_url(&admin, &name);
+    Some(TestDatabase { url, admin, name })
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let admin = self.admin.clone();
+        let statement = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        on_own_runtime(move || async move {
+            if let Ok(mut conn) = PgConnection::connect(&admin).await {
+                let _ = conn.execute(sqlx::AssertSqlSafe(statement)).await;
+                let _ = conn.close().await;
+            }
+        });
+    }
+}
+
+/// `admin` with its database name replaced by `name` (query string kept).
+fn database_url(admin: &str, name: &str) -> String {
+    let mut url = url::Url::parse(admin).unwrap_or_else(|e| panic!("{VAR} is not a URL: {e}"));
+    url.set_path(&format!("/{name}"));
+    url.to_string()
+}
+
+/// Runs an async block to completion on a runtime of its own, on a thread of its own,
+/// so that sync tests, async tests and `Drop` can all call it.
+fn on_own_runtime<F, Fut>(f: F)
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    let joined = thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a test runtime starts");
+        rt.block_on(f());
+    })
+    .join();
+    if let Err(panic) = joined {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn database_url_replaces_only_the_path() {
+    assert_eq!(
+        database_url(
+            "postgres://u@127.0.0.1:5433/postgres?sslmode=disable",
+            "ut_x"
+        ),
+        "postgres://u@127.0.0.1:5433/ut_x?sslmode=disable"
+    );
+}

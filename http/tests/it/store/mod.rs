@@ -1,0 +1,1 @@
+//! The store conformance suite: the same assertions against SQLite and PostgreSQL.
