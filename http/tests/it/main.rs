@@ -5,5 +5,6 @@ mod cli;
 mod durability;
 mod pg;
 mod real_server;
+mod scale;
 mod store;
 mod webhooks;

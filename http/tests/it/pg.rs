@@ -12,7 +12,7 @@ use sqlx::{Connection, Executor, PgConnection};
 /// The variable naming the server.
 pub const VAR: &str = "UNDERTONE_TEST_POSTGRES";
 /// The variable that turns a missing server into a failure.
-pub const REQUIRE_VAR: &str = "UNDERTONE_REQUIRE_POSTGRES";
+const REQUIRE_VAR: &str = "UNDERTONE_REQUIRE_POSTGRES";
 
 /// A database made for one test; dropped (with its connections) on drop.
 #[derive(Debug)]
@@ -86,7 +86,7 @@ fn database_url(admin: &str, name: &str) -> String {
 fn on_own_runtime<F, Fut>(f: F)
 where
     F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()>,
+    Fut: Future<Output = ()>,
 {
     let joined = thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()

@@ -7,5 +7,5 @@
 mod delivery;
 mod events;
 mod process;
-mod receiver;
+pub(crate) mod receiver;
 mod routes;
