@@ -3,10 +3,13 @@
 //!
 //! ```text
 //! bench_load ttfs --url http://ADDR --key KEY --body FILE [--runs 100] [--warmup 3] [--poll-ms 1]
-//! bench_load load --url http://ADDR --body FILE [--key KEY] [--seconds 10] [--connections 8]
-//!                 [--path /api/v1/ingest] [--backoff-ms 50] [--drain] [--server-pid PID]
-//!                 [--clk-tck 100]
+//! bench_load load --url http://ADDR [--url http://ADDR2 …] --body FILE [--key KEY]
+//!                 [--seconds 10] [--connections 8] [--path /api/v1/ingest] [--backoff-ms 50]
+//!                 [--drain] [--server-pid PID [--server-pid PID2 …]] [--clk-tck 100]
 //! ```
+//!
+//! Several `--url`s are servers of one cluster (one database): load connections and
+//! status reads are spread over them in turn; ttfs and the queue depth use the first.
 //!
 //! **ttfs** (time to first signal), sequentially `--runs` times after `--warmup`
 //! uncounted runs: POST the body to `/api/v1/ingest`, then GET
@@ -22,8 +25,9 @@
 //! then polls `/api/v1/healthz` until `queue_depth` is 0, and reads the status of
 //! every accepted session: the scored rate is the events of sessions that are
 //! `complete`, divided by the time from the first POST to the empty queue. With
-//! `--server-pid`, the server's CPU time (user + system, from `/proc/PID/stat`) over
-//! the same interval is divided by the events scored (or accepted, without `--drain`).
+//! `--server-pid`, the servers' CPU time (user + system, from `/proc/PID/stat`, summed
+//! over every PID given) over the same interval is divided by the events scored (or
+//! accepted, without `--drain`).
 //!
 //! Output: readable lines, then `metric NAME VALUE` lines for the script.
 
@@ -201,7 +205,8 @@ fn read_reply(r: &mut BufReader<TcpStream>) -> io::Result<(Reply, bool)> {
 /// Command-line options (`--name value` pairs after the mode).
 struct Opts {
     mode: String,
-    addr: String,
+    /// Servers, `host:port`; load connections are spread over them in turn.
+    addrs: Vec<String>,
     key: Option<String>,
     body: Vec<u8>,
     runs: usize,
@@ -212,7 +217,8 @@ struct Opts {
     path: String,
     backoff: Duration,
     drain: bool,
-    server_pid: Option<u32>,
+    /// Processes whose CPU time is measured (every server of a cluster).
+    server_pids: Vec<u32>,
     clk_tck: f64,
 }
 
@@ -223,7 +229,7 @@ fn parse_args() -> Result<Opts, Failure> {
         .ok_or("usage: bench_load ttfs|load --url URL --body FILE …")?;
     let mut o = Opts {
         mode,
-        addr: String::new(),
+        addrs: Vec::new(),
         key: None,
         body: Vec::new(),
         runs: 100,
@@ -234,7 +240,7 @@ fn parse_args() -> Result<Opts, Failure> {
         path: "/api/v1/ingest".to_owned(),
         backoff: Duration::from_millis(50),
         drain: false,
-        server_pid: None,
+        server_pids: Vec::new(),
         clk_tck: 100.0,
     };
     while let Some(flag) = args.next() {
@@ -244,13 +250,13 @@ fn parse_args() -> Result<Opts, Failure> {
         }
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
-            "--url" => {
-                o.addr = value
+            "--url" => o.addrs.push(
+                value
                     .strip_prefix("http://")
                     .ok_or("--url must start with http://")?
                     .trim_end_matches('/')
-                    .to_owned();
-            }
+                    .to_owned(),
+            ),
             "--key" => o.key = Some(value),
             "--body" => o.body = std::fs::read(&value)?,
             "--runs" => o.runs = value.parse()?,
@@ -260,12 +266,12 @@ fn parse_args() -> Result<Opts, Failure> {
             "--connections" => o.connections = value.parse::<usize>()?.max(1),
             "--path" => o.path = value,
             "--backoff-ms" => o.backoff = Duration::from_millis(value.parse()?),
-            "--server-pid" => o.server_pid = Some(value.parse()?),
+            "--server-pid" => o.server_pids.push(value.parse()?),
             "--clk-tck" => o.clk_tck = value.parse()?,
             _ => return Err(format!("unknown option {flag}").into()),
         }
     }
-    if o.addr.is_empty() || o.body.is_empty() {
+    if o.addrs.is_empty() || o.body.is_empty() {
         return Err("--url and --body are required".into());
     }
     Ok(o)
@@ -305,7 +311,7 @@ fn status_of(reply: &Reply) -> Result<String, Failure> {
 
 fn ttfs(o: &Opts) -> Result<(), Failure> {
     let key = o.key.as_deref().ok_or("ttfs needs --key")?;
-    let mut client = Client::new(&o.addr);
+    let mut client = Client::new(&o.addrs[0]);
     let post = client.request("POST", "/api/v1/ingest", Some(key), Some(&o.body));
     let (mut signal, mut accepted, mut full, mut polls) = (vec![], vec![], vec![], vec![]);
     let mut full_bytes = 0;
@@ -413,8 +419,8 @@ struct Tally {
     sessions: Vec<(String, u64)>,
 }
 
-fn load_connection(o: &Opts, stop: &AtomicBool) -> Tally {
-    let mut client = Client::new(&o.addr);
+fn load_connection(o: &Opts, n: usize, stop: &AtomicBool) -> Tally {
+    let mut client = Client::new(&o.addrs[n % o.addrs.len()]);
     let post = client.request("POST", &o.path, o.key.as_deref(), Some(&o.body));
     let mut t = Tally::default();
     while !stop.load(Ordering::Relaxed) {
@@ -463,25 +469,33 @@ fn queue_depth(client: &mut Client) -> Result<u64, Failure> {
 }
 
 fn load(o: &Opts) -> Result<(), Failure> {
-    let pid = o.server_pid.map(|p| p.to_string());
-    let cpu = |pid: &Option<String>| pid.as_deref().and_then(|p| cpu_seconds(p, o.clk_tck));
+    // The servers' CPU seconds together; `None` when none is given or one is gone.
+    let cpu = |pids: &[u32]| -> Option<f64> {
+        if pids.is_empty() {
+            return None;
+        }
+        pids.iter()
+            .map(|p| cpu_seconds(&p.to_string(), o.clk_tck))
+            .sum()
+    };
+    let pid = &o.server_pids;
     let client_cpu_before = cpu_seconds("self", o.clk_tck);
     let stop = Arc::new(AtomicBool::new(false));
     let depths = Arc::new(Mutex::new(Vec::new()));
-    let server_cpu_before = cpu(&pid);
+    let server_cpu_before = cpu(pid);
     let start = Instant::now();
     let tallies: Vec<Tally> = thread::scope(|s| {
         let handles: Vec<_> = (0..o.connections)
-            .map(|_| {
+            .map(|n| {
                 let stop = &stop;
-                s.spawn(move || load_connection(o, stop))
+                s.spawn(move || load_connection(o, n, stop))
             })
             .collect();
         // The queue depth every 500 ms while the load runs (Undertone only).
         if o.drain {
             let (stop, depths) = (&stop, &depths);
             s.spawn(move || {
-                let mut client = Client::new(&o.addr);
+                let mut client = Client::new(&o.addrs[0]);
                 while !stop.load(Ordering::Relaxed) {
                     thread::sleep(Duration::from_millis(500));
                     if let Ok(d) = queue_depth(&mut client)
@@ -497,7 +511,7 @@ fn load(o: &Opts) -> Result<(), Failure> {
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
     let load_s = start.elapsed().as_secs_f64();
-    let server_cpu_load = cpu(&pid);
+    let server_cpu_load = cpu(pid);
 
     let mut total = Tally::default();
     for t in tallies {
@@ -554,7 +568,7 @@ fn load(o: &Opts) -> Result<(), Failure> {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
-        let mut client = Client::new(&o.addr);
+        let mut client = Client::new(&o.addrs[0]);
         let deadline = Duration::from_secs(180);
         let mut depth = queue_depth(&mut client)?;
         let depth_at_end = depth;
@@ -563,7 +577,7 @@ fn load(o: &Opts) -> Result<(), Failure> {
             depth = queue_depth(&mut client)?;
         }
         let drained_s = start.elapsed().as_secs_f64();
-        server_cpu_end = cpu(&pid);
+        server_cpu_end = cpu(pid);
         wall = drained_s;
         if depth > 0 {
             println!("  WARNING: the queue still held {depth} jobs after {drained_s:.1} s");
@@ -577,9 +591,10 @@ fn load(o: &Opts) -> Result<(), Failure> {
         let counts: Vec<(u64, u64, u64, u64)> = thread::scope(|s| {
             let handles: Vec<_> = chunks
                 .iter()
-                .map(|chunk| {
+                .enumerate()
+                .map(|(n, chunk)| {
                     s.spawn(move || {
-                        let mut client = Client::new(&o.addr);
+                        let mut client = Client::new(&o.addrs[n % o.addrs.len()]);
                         let (mut done, mut events, mut failed, mut other) = (0, 0, 0, 0);
                         for (id, n) in *chunk {
                             let path = format!("/api/v1/intelligence/{id}?view=condensed");

@@ -10,8 +10,17 @@ use crate::store::{self, Store};
 /// The database flag shared by `serve` and `keys`.
 #[derive(Debug, Args)]
 pub struct DatabaseArg {
-    /// Database URL: `sqlite://PATH` (created if missing).
-    #[arg(long, alias = "database-url", default_value = store::DEFAULT_DATABASE)]
+    /// Database URL: `sqlite://PATH` (created if missing) or
+    /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE[?pool_size=N]` (docs/deploy.md).
+    /// Read from UNDERTONE_DATABASE_URL when not given, which keeps a password out of
+    /// the process list.
+    #[arg(
+        long,
+        alias = "database-url",
+        env = "UNDERTONE_DATABASE_URL",
+        hide_env_values = true,
+        default_value = store::DEFAULT_DATABASE
+    )]
     pub database: String,
 }
 
@@ -99,7 +108,12 @@ pub fn run(args: &KeysArgs) -> u8 {
 async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, String> {
     store::open(&db.database)
         .await
-        .map_err(|e| format!("cannot open the database {}: {e}", db.database))
+        .map_err(|e| {
+            format!(
+                "cannot open the database {}: {e}",
+                store::redact(&db.database)
+            )
+        })
 }
 
 async fn run_async(args: &KeysArgs) -> Result<u8, String> {
