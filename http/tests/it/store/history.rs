@@ -1,0 +1,428 @@
+//! What webhook events are computed from: finishing a job writes its history rows,
+//! deploy markers, measurements and events in one go; history and active deployments
+//! cover `[from, to)`; a deploy marker is recorded once; a health report is saved
+//! once, with its event, and listed newest first.
+
+use std::sync::Arc;
+
+use undertone_core::monitor::ConversationPoint;
+use undertone_http::store::{
+    DeployRecord, Effects, KeyRecord, Measured, NewDeploy, Outcome, ReportRecord, Store, Targets,
+};
+
+use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
+
+/// An hour in milliseconds.
+const HOUR: i64 = 3_600_000;
+/// A day in milliseconds.
+const DAY: i64 = 24 * HOUR;
+/// The kind of an outcome shift.
+const SHIFT: &str = "outcome_shift_detected";
+/// The kind of a health report.
+pub(super) const UHR: &str = "uhr_generated";
+
+/// Enqueues a session of `key` for `deployment`, claims it and finishes it with
+/// `effects` at `T0 + offset_ms`.
+async fn finish_with(
+    store: &dyn Store,
+    key: &KeyRecord,
+    session: &str,
+    deployment: &str,
+    effects: &Effects,
+    offset_ms: i64,
+) {
+    store
+        .enqueue(
+            &ingest(session, key, Some(deployment), offset_ms),
+            100,
+            None,
+        )
+        .await
+        .expect("enqueue");
+    let (job, _) = store.claim(T0 + offset_ms, 30_000, 3).await.expect("claim");
+    let job = job.expect("the session's job");
+    assert_eq!(job.session_id, session);
+    let outcome = Outcome::Complete {
+        environment_type: None,
+        plain_summary: "done".to_owned(),
+        plain_recommendations: "[]".to_owned(),
+        condensed: None,
+        full_output: "{}".to_owned(),
+    };
+    assert!(
+        store
+            .finish(&job, &outcome, effects, at(offset_ms))
+            .await
+            .expect("finish")
+    );
+}
+
+/// Finishes a session whose only effect is `points` of `deployment`.
+async fn record_history(
+    store: &dyn Store,
+    key: &KeyRecord,
+    session: &str,
+    deployment: &str,
+    points: Vec<ConversationPoint>,
+) {
+    let effects = Effects {
+        history: points,
+        ..Effects::default()
+    };
+    finish_with(store, key, session, deployment, &effects, 0).await;
+}
+
+/// A deploy marker of [`ORG`]'s `deployment` at `T0 + at_ms`.
+fn deploy(id: &str, deployment: &str, at_ms: i64, release: Option<&str>) -> NewDeploy {
+    NewDeploy {
+        id: id.to_owned(),
+        org_id: ORG.to_owned(),
+        deployment_id: deployment.to_owned(),
+        release: release.map(str::to_owned),
+        description: release.map(|r| format!("rolled out {r}")),
+        source: if release.is_some() { "api" } else { "metadata" },
+        at: at(at_ms),
+        created_at: at(at_ms + 10),
+    }
+}
+
+/// A deploy marker as stored before it is measured.
+fn unmeasured(deploy: &NewDeploy) -> DeployRecord {
+    DeployRecord {
+        deploy: deploy.clone(),
+        measured_at: None,
+        result: None,
+    }
+}
+
+/// A weekly health report of [`ORG`]'s `deployment`, generated at `T0 + offset_ms`.
+pub(super) fn report(id: &str, deployment: &str, offset_ms: i64) -> ReportRecord {
+    ReportRecord {
+        id: id.to_owned(),
+        org_id: ORG.to_owned(),
+        deployment_id: deployment.to_owned(),
+        period_start: at(-7 * DAY),
+        period_end: at(0),
+        trigger: if offset_ms == 0 {
+            "schedule"
+        } else {
+            "request"
+        }
+        .to_owned(),
+        created_at: at(offset_ms),
+        report: format!(r#"{{"report":"{id}"}}"#),
+    }
+}
+
+pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    store
+        .create_webhook(&webhook("wh_1", &k, &["intelligence.ready", SHIFT], 0))
+        .await
+        .expect("create_webhook");
+    let marker = deploy("dep_1a", "dep_1", -DAY, Some("v1"));
+    let (a, b) = (point("conv_a", 0, 0.2), point("conv_b", HOUR, 0.7));
+    let first = Effects {
+        history: vec![a.clone(), b.clone()],
+        events: vec![event(
+            "ev_ready",
+            "intelligence.ready",
+            "dep_1",
+            Targets::Subscribers(None),
+            100,
+        )],
+        deploys: vec![marker.clone()],
+        measured: Vec::new(),
+    };
+    finish_with(&*store, &k, "s_1", "dep_1", &first, 100).await;
+    assert_eq!(
+        store
+            .history(ORG, "dep_1", 0, i64::MAX)
+            .await
+            .expect("history"),
+        [a, b.clone()]
+    );
+    assert_eq!(
+        store.deploys(ORG, "dep_1").await.expect("deploys"),
+        [unmeasured(&marker)]
+    );
+
+    // conv_a again, later and scored differently: its row is replaced.
+    let a_again = point("conv_a", 2 * HOUR, 0.9);
+    let c = point("conv_c", -HOUR, 0.4);
+    let result = r#"{"p_value":0.01}"#;
+    let second = Effects {
+        history: vec![a_again.clone(), c.clone()],
+        events: vec![event(
+            "ev_shift",
+            SHIFT,
+            "dep_1",
+            Targets::Subscribers(None),
+            200,
+        )],
+        // Seen again in metadata, with other details: the first record stays.
+        deploys: vec![NewDeploy {
+            description: Some("seen again".to_owned()),
+            ..marker.clone()
+        }],
+        measured: vec![Measured {
+            deploy_id: marker.id.clone(),
+            result: result.to_owned(),
+        }],
+    };
+    finish_with(&*store, &k, "s_2", "dep_1", &second, 200).await;
+    assert_eq!(
+        store
+            .history(ORG, "dep_1", 0, i64::MAX)
+            .await
+            .expect("history"),
+        [c, b, a_again]
+    );
+    let measured = DeployRecord {
+        deploy: marker.clone(),
+        measured_at: Some(at(200)),
+        result: Some(result.to_owned()),
+    };
+    assert_eq!(
+        store.deploys(ORG, "dep_1").await.expect("deploys"),
+        std::slice::from_ref(&measured)
+    );
+
+    // A deploy is measured once.
+    let third = Effects {
+        measured: vec![Measured {
+            deploy_id: marker.id.clone(),
+            result: r#"{"p_value":0.5}"#.to_owned(),
+        }],
+        ..Effects::default()
+    };
+    finish_with(&*store, &k, "s_3", "dep_1", &third, 300).await;
+    assert_eq!(
+        store.deploys(ORG, "dep_1").await.expect("deploys"),
+        [measured]
+    );
+
+    // Each finish queued its event, as of the finish.
+    let deliveries = store
+        .deliveries("wh_1", None, 10)
+        .await
+        .expect("deliveries");
+    assert_eq!(
+        deliveries
+            .iter()
+            .map(|d| (d.event_id.as_str(), d.event_type.as_str(), d.created_at))
+            .collect::<Vec<_>>(),
+        [
+            ("ev_shift", SHIFT, at(200)),
+            ("ev_ready", "intelligence.ready", at(100))
+        ]
+    );
+}
+
+pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    let stranger = key("key_b", "org_b", k.plan, 0);
+    store.create_key(&stranger).await.expect("create_key");
+    let (p0, p1, p2) = (
+        point("conv_0", 0, 0.1),
+        point("conv_1", 1_000, 0.2),
+        point("conv_2", 2_000, 0.3),
+    );
+    // Two conversations that started at the same instant: ordered by id.
+    let (y, x) = (point("conv_y", 1_500, 0.6), point("conv_x", 1_500, 0.7));
+    record_history(
+        &*store,
+        &k,
+        "s_1",
+        "dep_1",
+        vec![p2.clone(), y.clone(), p0.clone(), x.clone(), p1.clone()],
+    )
+    .await;
+    let other_deployment = point("conv_0", 1_000, 0.8);
+    record_history(&*store, &k, "s_2", "dep_2", vec![other_deployment.clone()]).await;
+    let other_org = point("conv_0", 500, 0.9);
+    record_history(&*store, &stranger, "s_3", "dep_1", vec![other_org.clone()]).await;
+
+    let range = async |org: &str, deployment: &str, from: i64, to: i64| {
+        store
+            .history(org, deployment, T0 + from, T0 + to)
+            .await
+            .expect("history")
+    };
+    assert_eq!(
+        range(ORG, "dep_1", 0, 2_001).await,
+        [p0.clone(), p1.clone(), x.clone(), y.clone(), p2.clone()]
+    );
+    assert_eq!(
+        range(ORG, "dep_1", 0, 2_000).await,
+        [p0.clone(), p1.clone(), x.clone(), y.clone()],
+        "`to` is excluded"
+    );
+    assert_eq!(
+        range(ORG, "dep_1", 1_000, 1_500).await,
+        [p1],
+        "`from` is included"
+    );
+    assert_eq!(range(ORG, "dep_1", 2_001, 9_000).await, []);
+    assert_eq!(range(ORG, "dep_2", 0, 9_000).await, [other_deployment]);
+    assert_eq!(range("org_b", "dep_1", 0, 9_000).await, [other_org]);
+    assert_eq!(range(ORG, "dep_9", 0, 9_000).await, []);
+
+    let active = async |from: i64, to: i64| {
+        store
+            .active_deployments(T0 + from, T0 + to)
+            .await
+            .expect("active_deployments")
+    };
+    let pair = |org: &str, deployment: &str| (org.to_owned(), deployment.to_owned());
+    assert_eq!(
+        active(0, 9_000).await,
+        [
+            pair(ORG, "dep_1"),
+            pair(ORG, "dep_2"),
+            pair("org_b", "dep_1")
+        ]
+    );
+    assert_eq!(active(0, 500).await, [pair(ORG, "dep_1")]);
+    assert_eq!(
+        active(500, 1_000).await,
+        [pair("org_b", "dep_1")],
+        "half-open on both ends"
+    );
+    assert_eq!(
+        active(1_000, 1_001).await,
+        [pair(ORG, "dep_1"), pair(ORG, "dep_2")]
+    );
+    assert_eq!(active(2_001, 9_000).await, []);
+}
+
+pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<dyn Store>) {
+    let kept = deploy("dep_m", "dep_1", 0, Some("v1"));
+    store.create_deploy(&kept).await.expect("create_deploy");
+    store
+        .create_deploy(&NewDeploy {
+            release: Some("v9".to_owned()),
+            description: Some("replacement".to_owned()),
+            at: at(5_000),
+            ..kept.clone()
+        })
+        .await
+        .expect("create_deploy");
+    let earlier = deploy("dep_z", "dep_1", -HOUR, None);
+    let later = deploy("dep_a", "dep_1", HOUR, Some("v2"));
+    // At the same instant as `kept`: ordered by id.
+    let beside = deploy("dep_c", "dep_1", 0, None);
+    let elsewhere = deploy("dep_q", "dep_2", 0, Some("v1"));
+    for d in [&later, &elsewhere, &beside, &earlier] {
+        store.create_deploy(d).await.expect("create_deploy");
+    }
+    assert_eq!(
+        store.deploys(ORG, "dep_1").await.expect("deploys"),
+        [
+            unmeasured(&earlier),
+            unmeasured(&beside),
+            unmeasured(&kept),
+            unmeasured(&later)
+        ]
+    );
+    assert_eq!(
+        store.deploys(ORG, "dep_2").await.expect("deploys"),
+        [unmeasured(&elsewhere)]
+    );
+    assert_eq!(store.deploys("org_b", "dep_1").await.expect("deploys"), []);
+}
+
+pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    store
+        .create_webhook(&webhook("wh_1", &k, &[UHR], 0))
+        .await
+        .expect("create_webhook");
+    let uhr_event =
+        |id: &str, deployment: &str| event(id, UHR, deployment, Targets::Subscribers(None), 0);
+    let delivered = async || {
+        store
+            .deliveries("wh_1", None, 100)
+            .await
+            .expect("deliveries")
+            .into_iter()
+            .map(|d| d.event_id)
+            .collect::<Vec<_>>()
+    };
+
+    let first = report("uhr_1", "dep_1", 0);
+    assert!(
+        store
+            .save_report(&first, &uhr_event("ev_1", "dep_1"), at(0))
+            .await
+            .expect("save_report")
+    );
+    assert_eq!(delivered().await, ["ev_1"]);
+
+    // The same id again, with another body and another event: nothing is written.
+    let duplicate = ReportRecord {
+        report: r#"{"report":"changed"}"#.to_owned(),
+        ..first.clone()
+    };
+    assert!(
+        !store
+            .save_report(&duplicate, &uhr_event("ev_1b", "dep_1"), at(10))
+            .await
+            .expect("save_report")
+    );
+    assert!(
+        !store
+            .save_report(&first, &uhr_event("ev_1", "dep_1"), at(20))
+            .await
+            .expect("save_report")
+    );
+    assert_eq!(delivered().await, ["ev_1"], "the event is emitted once");
+    assert_eq!(
+        store.report(ORG, "dep_1", "uhr_1").await.expect("report"),
+        Some(first.clone())
+    );
+
+    let newest = report("uhr_2", "dep_1", 5_000);
+    // Generated at the same instant as `newest`: ordered by id, larger first.
+    let beside = report("uhr_0", "dep_1", 5_000);
+    let elsewhere = report("uhr_3", "dep_2", 6_000);
+    for (r, e) in [(&newest, "ev_2"), (&beside, "ev_0"), (&elsewhere, "ev_3")] {
+        assert!(
+            store
+                .save_report(r, &uhr_event(e, &r.deployment_id), r.created_at)
+                .await
+                .expect("save_report")
+        );
+    }
+    assert_eq!(
+        store.reports(ORG, "dep_1").await.expect("reports"),
+        [newest.clone(), beside, first]
+    );
+    assert_eq!(
+        store.reports(ORG, "dep_2").await.expect("reports"),
+        [elsewhere]
+    );
+    assert_eq!(store.reports("org_b", "dep_1").await.expect("reports"), []);
+    assert_eq!(
+        store.report(ORG, "dep_1", "uhr_2").await.expect("report"),
+        Some(newest)
+    );
+    assert_eq!(
+        store
+            .report("org_b", "dep_1", "uhr_2")
+            .await
+            .expect("report"),
+        None
+    );
+    assert_eq!(
+        store.report(ORG, "dep_2", "uhr_2").await.expect("report"),
+        None
+    );
+    assert_eq!(
+        store.report(ORG, "dep_1", "uhr_9").await.expect("report"),
+        None
+    );
+    let mut events = delivered().await;
+    events.sort();
+    assert_eq!(events, ["ev_0", "ev_1", "ev_2", "ev_3"]);
+}
