@@ -106,14 +106,12 @@ pub fn run(args: &KeysArgs) -> u8 {
 }
 
 async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, String> {
-    store::open(&db.database)
-        .await
-        .map_err(|e| {
-            format!(
-                "cannot open the database {}: {e}",
-                store::redact(&db.database)
-            )
-        })
+    store::open(&db.database).await.map_err(|e| {
+        format!(
+            "cannot open the database {}: {e}",
+            store::redact(&db.database)
+        )
+    })
 }
 
 async fn run_async(args: &KeysArgs) -> Result<u8, String> {
