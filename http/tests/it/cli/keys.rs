@@ -98,6 +98,32 @@ fn an_unsupported_database_url_is_a_clear_error() {
     assert_eq!(
         out.stderr,
         "error: cannot open the database mysql://localhost/u: unsupported database URL \
-         `mysql://localhost/u`: expected sqlite://PATH\n"
+         `mysql://localhost/u`: expected sqlite://PATH or postgres://…\n"
     );
+}
+
+#[test]
+fn an_unreachable_postgres_server_is_a_clear_error_without_the_password() {
+    // Port 1 on the loopback address: nothing listens, the connection is refused.
+    let url = "postgres://undertone:s3cret-pw@127.0.0.1:1/undertone";
+    let out = run(&["keys", "list", "--database", url], None, None);
+    assert_eq!(out.code, Some(1));
+    assert!(
+        out.stderr.starts_with(
+            "error: cannot open the database postgres://undertone:***@127.0.0.1:1/undertone: \
+             database error: "
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("s3cret-pw"), "{}", out.stderr);
+
+    // The same URL from UNDERTONE_DATABASE_URL (kept out of the process list).
+    let from_env = super::undertone()
+        .args(["keys", "list"])
+        .env("UNDERTONE_DATABASE_URL", url)
+        .output()
+        .expect("binary runs");
+    assert_eq!(from_env.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&from_env.stderr), out.stderr);
 }
