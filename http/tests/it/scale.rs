@@ -93,6 +93,13 @@ impl Db {
             .unwrap_or_else(|e| panic!("{sql}: {e}"))
     }
 
+    /// Runs statements (several, separated by `;`) in one round trip.
+    fn execute(&mut self, sql: String) {
+        self.runtime
+            .block_on(sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut self.conn))
+            .unwrap_or_else(|e| panic!("the statements fail: {e}"));
+    }
+
     /// Session id → (status, completions).
     fn sessions(&mut self) -> BTreeMap<String, (String, i64)> {
         let rows: Vec<(String, String, i64)> = self
@@ -429,4 +436,77 @@ fn one_key_limited_to_100_per_hour_is_admitted_100_times_across_three_servers() 
     for s in &servers {
         s.assert_no_panic();
     }
+}
+
+/// The SQL block of docs/deploy.md's "Retention" section.
+fn retention_sql() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/deploy.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/deploy.md is readable");
+    let after = doc
+        .split_once("<!-- retention-sql")
+        .expect("docs/deploy.md marks its retention SQL")
+        .1;
+    let block = after
+        .split_once("```sql\n")
+        .expect("a sql block follows the marker")
+        .1;
+    block
+        .split_once("```")
+        .expect("the sql block ends")
+        .0
+        .to_owned()
+}
+
+#[test]
+fn the_retention_statements_of_deploy_md_delete_only_old_finished_records() {
+    let Some(db) = pg::database() else { return };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime for the receiver");
+    let receiver = runtime.block_on(Receiver::start(Vec::new()));
+    let mut server = Server::spawn(real_server::serve_command(
+        &db.url,
+        &["--workers", "2", "--allow-private-webhooks"],
+    ));
+    let key = create_key(&db.url, 1000, 1000);
+    let body = example_body(1, Some(&receiver.url("/hook")));
+    let ids = ingest_spread(&[server.addr], &key, &body, 4, 1);
+    let mut sql = Db::connect(&db.url);
+    sql.wait_until("four sessions delivered", &[&server], |db| {
+        db.scalar("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded'") == 4
+    });
+    assert_eq!(server.terminate().code(), Some(0));
+
+    // a, b: finished long ago. c: long ago but still queued. d: recent.
+    let (a, b, c, d) = (&ids[0], &ids[1], &ids[2], &ids[3]);
+    let aged = format!(
+        "UPDATE sessions SET created_at = now() - interval '100 days' \
+         WHERE id IN ('{a}', '{b}', '{c}');
+         UPDATE sessions SET status = 'received' WHERE id = '{c}';
+         INSERT INTO jobs (session_id, kind) VALUES ('{c}', 'ingest');
+         UPDATE deliveries SET created_at = now() - interval '40 days' \
+         WHERE endpoint IN ('ingest:{a}', 'ingest:{b}');"
+    );
+    sql.execute(aged);
+    sql.execute(retention_sql());
+
+    let sessions = sql.sessions();
+    let kept: BTreeSet<&String> = sessions.keys().collect();
+    assert_eq!(kept, BTreeSet::from([c, d]), "sessions left");
+    assert_eq!(sql.scalar("SELECT COUNT(*) FROM session_inputs"), 2);
+    let endpoints: BTreeSet<String> = sql.deliveries().into_values().map(|(e, _, _)| e).collect();
+    assert_eq!(
+        endpoints,
+        BTreeSet::from([format!("ingest:{c}"), format!("ingest:{d}")]),
+        "deliveries left"
+    );
+    assert_eq!(sql.scalar("SELECT COUNT(*) FROM delivery_attempts"), 2);
+    assert_eq!(sql.scalar("SELECT COUNT(*) FROM webhook_events"), 2);
+    assert_eq!(
+        sql.scalar("SELECT COUNT(*) FROM jobs"),
+        1,
+        "the queued job stays"
+    );
 }
