@@ -45,6 +45,10 @@ pub(super) async fn emit_in(
     let now_ms = at.timestamp_millis();
     let created = ms(&at);
     let mut queued = 0;
+    // In id order: events with derived ids (the same anomaly seen by two sessions)
+    // are then locked in the same order by every transaction, never crosswise.
+    let mut events: Vec<&NewEvent> = events.iter().collect();
+    events.sort_by(|a, b| a.id.cmp(&b.id));
     for event in events {
         // (endpoint, webhook id, key id, url)
         let mut targets: Vec<(String, Option<String>, Option<String>, String)> = Vec::new();
@@ -156,7 +160,11 @@ pub(super) async fn apply_effects(
     at: DateTime<Utc>,
 ) -> StoreResult<()> {
     if let Some(deployment) = &job.deployment_id {
-        for p in &effects.history {
+        // In conversation order, so that two sessions sharing conversations lock
+        // their history rows in the same order and never deadlock.
+        let mut history: Vec<&ConversationPoint> = effects.history.iter().collect();
+        history.sort_by(|a, b| a.conversation_id.cmp(&b.conversation_id));
+        for p in history {
             let s = &p.scores;
             sqlx::query(
                 "INSERT INTO conversation_history (org_id, deployment_id, conversation_id, \
@@ -194,10 +202,15 @@ pub(super) async fn apply_effects(
             .await?;
         }
     }
-    for d in &effects.deploys {
+    // Deploy markers and measurements in id order too (ids derived from the release).
+    let mut deploys: Vec<&NewDeploy> = effects.deploys.iter().collect();
+    deploys.sort_by(|a, b| a.id.cmp(&b.id));
+    for d in deploys {
         create_deploy_in(tx, d).await?;
     }
-    for m in &effects.measured {
+    let mut measured: Vec<_> = effects.measured.iter().collect();
+    measured.sort_by(|a, b| a.deploy_id.cmp(&b.deploy_id));
+    for m in measured {
         sqlx::query(
             "UPDATE deploys SET measured_at = $1, result = $2 \
              WHERE id = $3 AND measured_at IS NULL",

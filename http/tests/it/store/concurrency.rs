@@ -1,7 +1,8 @@
 //! Concurrent callers, as several workers or server processes on one database are:
 //! exactly one first key, exactly the rate limit admitted, each accepted session
 //! counted once, each job and each delivery claimed once (also after their leases
-//! expire), each delivery queued once and each report saved once.
+//! expire), each delivery queued once, each report saved once, and results that
+//! share conversations stored side by side without a deadlock.
 //!
 //! Every check spawns its callers as tasks on the test's multi-thread runtime, all
 //! sharing one store.
@@ -18,7 +19,7 @@ use undertone_http::store::{
 use super::history::{UHR, report};
 use super::queue::complete;
 use super::webhooks::{ANOMALY, anomaly, claim_all};
-use super::{ORG, T0, at, event, ingest, key, stored_key, webhook};
+use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
 
 /// `T0` in unix seconds, the `now` of the rate-limit checks.
 const NOW: i64 = T0 / 1000;
@@ -421,5 +422,59 @@ pub(super) async fn racing_reports_are_saved_once(store: Arc<dyn Store>) {
         delivered,
         std::slice::from_ref(event_id),
         "only the winner's event"
+    );
+}
+
+/// Forty sessions of one deployment, each with the same twenty conversations (half
+/// listed in one order, half in the other), finished at once: every finish commits
+/// and the history holds each conversation once.
+pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_h").await;
+    for i in 0..40 {
+        let s = ingest(&format!("s_{i:02}"), &k, Some("dep"), i);
+        store.enqueue(&s, ROOMY, None).await.expect("enqueue");
+    }
+    let mut jobs = Vec::new();
+    while let (Some(job), _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim") {
+        jobs.push(job);
+    }
+    assert_eq!(jobs.len(), 40);
+    let finishing: Vec<_> = jobs
+        .into_iter()
+        .enumerate()
+        .map(|(i, job)| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                let mut history: Vec<_> = (0..20)
+                    .map(|c| point(&format!("conv_{c:02}"), c, 0.25))
+                    .collect();
+                if i % 2 == 1 {
+                    history.reverse();
+                }
+                let effects = Effects {
+                    history,
+                    ..Effects::default()
+                };
+                store
+                    .finish(&job, &complete(&job.session_id), &effects, at(1))
+                    .await
+            })
+        })
+        .collect();
+    for f in finishing {
+        assert!(
+            f.await.expect("the task finishes").expect("finish commits"),
+            "a current claim finishes"
+        );
+    }
+    let history = store
+        .history(ORG, "dep", 0, i64::MAX)
+        .await
+        .expect("history");
+    let conversations: Vec<&str> = history.iter().map(|p| p.conversation_id.as_str()).collect();
+    let expected: Vec<String> = (0..20).map(|c| format!("conv_{c:02}")).collect();
+    assert_eq!(
+        conversations, expected,
+        "each conversation once, in time order"
     );
 }

@@ -217,4 +217,5 @@ conformance! {
     concurrency::concurrent_emits_queue_each_delivery_once,
     concurrency::concurrent_delivery_claimers_take_each_once,
     concurrency::racing_reports_are_saved_once,
+    concurrency::concurrent_finishes_sharing_conversations_all_commit,
 }
