@@ -126,7 +126,8 @@ pub struct DeployShift {
 }
 
 /// The release a conversation ran on: the first `metadata.release`, else
-/// `metadata.model_version`, among its events (AI turns usually carry it).
+/// `metadata.model_version`, among its events (AI turns usually carry it). A value
+/// with a NUL character is not a release name (and no database could store it).
 pub(crate) fn release_of(
     event_metadata: &[Option<&serde_json::Map<String, Value>>],
 ) -> Option<String> {
@@ -134,7 +135,9 @@ pub(crate) fn release_of(
         ["release", "model_version"]
             .iter()
             .find_map(|k| match m.get(*k) {
-                Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                Some(Value::String(s)) if !s.trim().is_empty() && !s.contains('\0') => {
+                    Some(s.trim().to_owned())
+                }
                 Some(Value::Number(n)) => Some(n.to_string()),
                 _ => None,
             })
@@ -193,6 +196,21 @@ pub fn at_deploys(request: &IngestRequest, result: &SessionIntelligence) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_is_the_first_usable_release_or_model_version() {
+        let meta = |v: Value| v.as_object().cloned();
+        let with_nul = meta(serde_json::json!({"release": "v1\u{0}"}));
+        let model = meta(serde_json::json!({"model_version": 7}));
+        let named = meta(serde_json::json!({"release": "  v2 "}));
+        // A NUL makes a value unusable; the next event's model_version is taken.
+        assert_eq!(
+            release_of(&[with_nul.as_ref(), model.as_ref()]),
+            Some("7".to_owned())
+        );
+        assert_eq!(release_of(&[named.as_ref()]), Some("v2".to_owned()));
+        assert_eq!(release_of(&[with_nul.as_ref()]), None);
+    }
 
     #[test]
     fn fires_only_with_enough_data_a_large_change_and_significance() {

@@ -150,12 +150,18 @@ fn report_view(r: ReportRecord) -> Result<ReportView, ApiError> {
     })
 }
 
-/// An optional text field: blank means absent; at most `max` characters.
+/// An optional text field: blank means absent; at most `max` characters, no NUL.
 fn text_field(value: Option<String>, field: &str, max: usize) -> Result<Option<String>, ApiError> {
     let Some(v) = value else {
         return Ok(None);
     };
     let v = v.trim();
+    if v.contains('\0') {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!("{field}: must not contain NUL characters (U+0000)"),
+        ));
+    }
     if v.chars().count() > max {
         return Err(ApiError::new(
             Code::ValidationError,

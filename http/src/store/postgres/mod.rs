@@ -51,24 +51,32 @@ const LISTEN_RETRY: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// One connection of its own for `LISTEN`, opened when [`Store::listen`] starts,
+    /// so the listener never takes a connection from the requests and workers.
+    listen_pool: PgPool,
 }
 
 impl PgStore {
     /// Connects to a `postgres://` URL and migrates the database.
     ///
     /// The URL may end in `pool_size=N` among its query parameters: the connections
-    /// this process opens (default 10). It is taken out before the URL reaches the
-    /// driver.
+    /// this process opens for requests and workers (default 10; one more is opened
+    /// for `LISTEN`). It is taken out before the URL reaches the driver.
     pub async fn open(url: &str) -> StoreResult<Self> {
         let (url, pool_size) = split_pool_size(url)?;
         let options = PgConnectOptions::from_str(&url)?.application_name("undertone");
         let pool = PgPoolOptions::new()
             .max_connections(pool_size)
             .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
         MIGRATOR.run(&pool).await?;
-        Ok(Self { pool })
+        let listen_pool = PgPoolOptions::new()
+            .max_connections(1)
+            .max_lifetime(None)
+            .idle_timeout(None)
+            .connect_lazy_with(options);
+        Ok(Self { pool, listen_pool })
     }
 
     /// The connection pool (tests read the tables through it).
@@ -510,8 +518,8 @@ impl Store for PgStore {
         at: DateTime<Utc>,
     ) -> StoreResult<bool> {
         let mut tx = self.pool.begin().await?;
-        // The row lock this takes makes a concurrent reclaim of the job wait, then
-        // see the row gone.
+        // Checks the claim: after a reclaim the token differs and nothing is written.
+        // The row lock this takes makes a concurrent reaper skip the row.
         let held = sqlx::query("DELETE FROM jobs WHERE session_id = $1 AND lease_token = $2")
             .bind(&job.session_id)
             .bind(&job.token)
@@ -579,7 +587,7 @@ impl Store for PgStore {
     }
 
     fn listen(&self, wake: Wake) -> Option<JoinHandle<()>> {
-        let pool = self.pool.clone();
+        let pool = self.listen_pool.clone();
         Some(tokio::spawn(async move {
             loop {
                 if let Err(e) = relay(&pool, &wake).await {

@@ -502,7 +502,7 @@ impl WebhookStore for PgStore {
             "SELECT d.id, d.url, d.attempts, d.lease_until_ms, e.kind, e.body, \
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
-             LEFT JOIN webhooks w ON w.id = d.webhook_id \
+             LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL \
              LEFT JOIN api_keys k ON k.id = d.key_id \
              WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 \
              AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= $1) \
@@ -598,6 +598,19 @@ impl WebhookStore for PgStore {
             NextStep::RetryAt(at) => ("pending", Some(at), None),
             NextStep::Failed => ("failed", None, Some(finished)),
         };
+        // The webhook's row first, as delete_webhook locks it before the deliveries:
+        // both take webhook then delivery, never crosswise. A stale claim rolls this
+        // back below.
+        sqlx::query(
+            "UPDATE webhooks SET last_delivery_at = $1, \
+             failure_count = CASE WHEN $2 THEN 0 ELSE failure_count + 1 END \
+             WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",
+        )
+        .bind(finished)
+        .bind(next == NextStep::Succeeded)
+        .bind(&job.id)
+        .execute(&mut *tx)
+        .await?;
         let held = sqlx::query(
             "UPDATE deliveries SET status = $1, \
              next_attempt_ms = COALESCE($2, next_attempt_ms), \
@@ -631,16 +644,6 @@ impl WebhookStore for PgStore {
         .bind(&attempt.response_body)
         .bind(&job.id)
         .bind(i64::from(job.attempt))
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "UPDATE webhooks SET last_delivery_at = $1, \
-             failure_count = CASE WHEN $2 THEN 0 ELSE failure_count + 1 END \
-             WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",
-        )
-        .bind(finished)
-        .bind(next == NextStep::Succeeded)
-        .bind(&job.id)
         .execute(&mut *tx)
         .await?;
         if matches!(next, NextStep::RetryAt(_)) {

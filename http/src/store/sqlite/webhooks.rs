@@ -500,7 +500,7 @@ impl WebhookStore for SqliteStore {
             "SELECT d.id, d.url, d.attempts, d.lease_until_ms, e.kind, e.body, \
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
-             LEFT JOIN webhooks w ON w.id = d.webhook_id \
+             LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL \
              LEFT JOIN api_keys k ON k.id = d.key_id \
              WHERE d.status = 'pending' AND d.next_attempt_ms <= ? \
              AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?) \

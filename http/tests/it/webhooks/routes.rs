@@ -912,6 +912,14 @@ async fn deploy_bodies_are_checked() {
             json!({"description": long_description}),
             "description: must be at most 2000 characters",
         ),
+        (
+            json!({"release": "r1\u{0}"}),
+            "release: must not contain NUL characters (U+0000)",
+        ),
+        (
+            json!({"description": "a\u{0}b"}),
+            "description: must not contain NUL characters (U+0000)",
+        ),
         (json!({"release": "r1", "model": "x"}), "body:"),
         (json!(["r1"]), "body:"),
     ] {
