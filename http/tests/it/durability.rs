@@ -16,8 +16,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection};
 
 use crate::real_server::{self, Server, request};
 
@@ -209,6 +209,9 @@ fn read_database(url: &str) -> Stored {
             .fetch_one(&mut conn)
             .await
             .expect("leased jobs can be counted");
+        // Closed here, not by a background thread later: closing the last connection
+        // removes the -wal and -shm files, which the next check lists and reads.
+        conn.close().await.expect("the database closes");
         Stored {
             sessions: rows
                 .into_iter()
