@@ -478,3 +478,60 @@ pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: 
         "each conversation once, in time order"
     );
 }
+
+/// A hundred attempts recorded while their five webhooks are deleted: no call fails
+/// (no deadlock between the two), and every delivery ends `failed`, whichever came
+/// first.
+pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_d").await;
+    for w in 0..5 {
+        let hook = webhook(&format!("wh_{w}"), &k, &[ANOMALY], w);
+        store.create_webhook(&hook).await.expect("create_webhook");
+    }
+    let events: Vec<_> = (0..20).map(|i| anomaly(&format!("ev_{i:02}"), i)).collect();
+    assert_eq!(store.emit(&events, at(0)).await.expect("emit"), 100);
+    let jobs = claim_all(&*store, T0 + 10).await;
+    assert_eq!(jobs.len(), 100);
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, job) in jobs.into_iter().enumerate() {
+        let finishing = Arc::clone(&store);
+        tasks.spawn(async move {
+            let attempt = AttemptRecord {
+                attempt: 1,
+                started_at: at(10),
+                duration_ms: Some(1),
+                response_status: Some(500),
+                error: Some("HTTP 500".to_owned()),
+                response_body: None,
+            };
+            finishing
+                .finish_delivery(&job, &attempt, NextStep::RetryAt(T0 + 5_000))
+                .await
+                .map(|_| ())
+        });
+        if i % 20 == 10 {
+            let deleting = Arc::clone(&store);
+            let id = format!("wh_{}", i / 20);
+            tasks.spawn(async move {
+                let deleted = deleting.delete_webhook(&id, "key_d", at(20)).await?;
+                assert!(deleted, "{id} is deleted once");
+                Ok(())
+            });
+        }
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.expect("the task finishes").expect("no call fails");
+    }
+    for w in 0..5 {
+        let all = store
+            .deliveries(&format!("wh_{w}"), None, 100)
+            .await
+            .expect("deliveries");
+        assert_eq!(all.len(), 20);
+        assert!(
+            all.iter().all(|d| d.status == DeliveryStatus::Failed),
+            "wh_{w}: {:?}",
+            all.iter().map(|d| d.status).collect::<Vec<_>>()
+        );
+    }
+}

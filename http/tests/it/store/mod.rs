@@ -218,4 +218,5 @@ conformance! {
     concurrency::concurrent_delivery_claimers_take_each_once,
     concurrency::racing_reports_are_saved_once,
     concurrency::concurrent_finishes_sharing_conversations_all_commit,
+    concurrency::deleting_webhooks_while_attempts_finish_never_deadlocks,
 }
