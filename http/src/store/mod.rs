@@ -364,6 +364,14 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// The error of a session whose job was claimed `attempts` times and never finished.
+fn lost_worker_error(attempts: u32) -> String {
+    format!(
+        "processing stopped without finishing {attempts} times (the worker was lost each \
+         time); giving up"
+    )
+}
+
 /// Decompresses a stored result.
 fn unpack(packed: &[u8]) -> StoreResult<String> {
     let bytes = lz4_flex::decompress_size_prepended(packed)

@@ -8,6 +8,13 @@ use undertone_core::monitor::ConversationPoint;
 
 use super::StoreResult;
 
+/// The error of an attempt cut off by its server stopping.
+pub(super) const INTERRUPTED: &str = "interrupted: the server stopped during this attempt";
+/// The error of a delivery whose last attempt was cut off.
+pub(super) const INTERRUPTED_LAST: &str = "interrupted: the server stopped during the last attempt";
+/// The error of a delivery that has no secret to sign it with any more.
+pub(super) const NO_SECRET: &str = "no signing secret: the endpoint or key is gone";
+
 /// A registered endpoint as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebhookRecord {

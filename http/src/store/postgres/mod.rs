@@ -435,10 +435,7 @@ impl Store for PgStore {
             let session_id: String = row.try_get("session_id")?;
             let attempts = count(&row, "attempts")?;
             if attempts >= max_attempts {
-                let error = format!(
-                    "processing stopped without finishing {attempts} times (the worker was \
-                     lost each time); giving up"
-                );
+                let error = super::lost_worker_error(attempts);
                 sqlx::query("DELETE FROM jobs WHERE session_id = $1")
                     .bind(&session_id)
                     .execute(&mut *tx)

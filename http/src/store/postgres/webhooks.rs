@@ -12,8 +12,9 @@ use undertone_core::score::layer_z::ByDimension;
 
 use super::{DELIVERIES_CHANNEL, PgStore, count, ms, notify};
 use crate::store::webhooks::{
-    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, NewDeploy,
-    NewEvent, NextStep, ReportRecord, Targets, WebhookRecord, WebhookStore,
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, INTERRUPTED,
+    INTERRUPTED_LAST, NO_SECRET, NewDeploy, NewEvent, NextStep, ReportRecord, Targets,
+    WebhookRecord, WebhookStore,
 };
 use crate::store::{Job, StoreError, StoreResult, time_from_ms};
 
@@ -523,7 +524,7 @@ impl WebhookStore for PgStore {
                     "UPDATE delivery_attempts SET error = $1 \
                      WHERE delivery_id = $2 AND attempt = $3 AND duration_ms IS NULL",
                 )
-                .bind("interrupted: the server stopped during this attempt")
+                .bind(INTERRUPTED)
                 .bind(&id)
                 .bind(i64::from(attempts))
                 .execute(&mut *tx)
@@ -532,9 +533,9 @@ impl WebhookStore for PgStore {
             let secret: Option<String> = row.try_get("secret")?;
             let (Some(secret), true) = (secret, attempts < max_attempts) else {
                 let error = if attempts >= max_attempts {
-                    "interrupted: the server stopped during the last attempt"
+                    INTERRUPTED_LAST
                 } else {
-                    "no signing secret: the endpoint or key is gone"
+                    NO_SECRET
                 };
                 sqlx::query(
                     "UPDATE deliveries SET status = 'failed', error = $1, completed_at = $2, \

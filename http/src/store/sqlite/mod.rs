@@ -335,10 +335,7 @@ impl Store for SqliteStore {
             let session_id: String = row.try_get("session_id")?;
             let attempts: u32 = row.try_get("attempts")?;
             if attempts >= max_attempts {
-                let error = format!(
-                    "processing stopped without finishing {attempts} times (the worker was \
-                     lost each time); giving up"
-                );
+                let error = super::lost_worker_error(attempts);
                 sqlx::query("DELETE FROM jobs WHERE session_id = ?")
                     .bind(&session_id)
                     .execute(&mut *tx)

@@ -10,8 +10,9 @@ use undertone_core::score::layer_z::ByDimension;
 
 use super::SqliteStore;
 use crate::store::webhooks::{
-    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, NewDeploy,
-    NewEvent, NextStep, ReportRecord, Targets, WebhookRecord, WebhookStore,
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, INTERRUPTED,
+    INTERRUPTED_LAST, NO_SECRET, NewDeploy, NewEvent, NextStep, ReportRecord, Targets,
+    WebhookRecord, WebhookStore,
 };
 use crate::store::{Job, StoreError, StoreResult, format_time, parse_time, time_from_ms};
 
@@ -521,7 +522,7 @@ impl WebhookStore for SqliteStore {
                     "UPDATE delivery_attempts SET error = ? \
                      WHERE delivery_id = ? AND attempt = ? AND duration_ms IS NULL",
                 )
-                .bind("interrupted: the server stopped during this attempt")
+                .bind(INTERRUPTED)
                 .bind(&id)
                 .bind(attempts)
                 .execute(&mut *tx)
@@ -530,9 +531,9 @@ impl WebhookStore for SqliteStore {
             let secret: Option<String> = row.try_get("secret")?;
             let (Some(secret), true) = (secret, attempts < max_attempts) else {
                 let error = if attempts >= max_attempts {
-                    "interrupted: the server stopped during the last attempt"
+                    INTERRUPTED_LAST
                 } else {
-                    "no signing secret: the endpoint or key is gone"
+                    NO_SECRET
                 };
                 sqlx::query(
                     "UPDATE deliveries SET status = 'failed', error = ?, completed_at = ?, \
