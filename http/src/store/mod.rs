@@ -364,6 +364,20 @@ pub fn redact(url: &str) -> String {
     }
 }
 
+/// The count of each of `windows` among a key's stored `(kind, window start, used)`
+/// rows; a row from an earlier window of its kind counts as 0.
+fn current_counts(windows: &[Window], stored: &[(String, i64, u32)]) -> Vec<u32> {
+    windows
+        .iter()
+        .map(|w| {
+            stored
+                .iter()
+                .find(|(kind, start, _)| kind == w.kind.as_str() && *start == w.start)
+                .map_or(0, |(_, _, used)| *used)
+        })
+        .collect()
+}
+
 /// The error of a session whose job was claimed `attempts` times and never finished.
 fn lost_worker_error(attempts: u32) -> String {
     format!(

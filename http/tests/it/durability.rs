@@ -10,16 +10,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fs;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 
-use crate::real_server::{self, Server, request};
+use crate::real_server::{self, Server, example_body, ingest_spread, request};
 
 /// How long the restarted server may take to complete every acknowledged session.
 const COMPLETE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -50,62 +47,6 @@ fn start(database: &str) -> Server {
     ))
 }
 
-/// The support example's conversations `COPIES` times over, each copy with its own
-/// conversation ids.
-fn big_body() -> Vec<u8> {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-refund-goes-wrong.json");
-    let text = fs::read_to_string(&path).expect("the example is readable");
-    let mut request: Value = serde_json::from_str(&text).expect("the example is JSON");
-    let events = request["events"]
-        .as_array()
-        .expect("events is an array")
-        .clone();
-    let mut copies = Vec::with_capacity(events.len() * COPIES);
-    for copy in 0..COPIES {
-        for event in &events {
-            let mut event = event.clone();
-            let id = event["conversation_id"]
-                .as_str()
-                .expect("conversation_id is a string");
-            event["conversation_id"] = Value::from(format!("{id}-copy{copy}"));
-            copies.push(event);
-        }
-    }
-    request["events"] = Value::from(copies);
-    serde_json::to_vec(&request).expect("the request serialises")
-}
-
-/// Sends `n` ingests of `body` from `CLIENTS` threads; returns the acknowledged
-/// session ids in the order their 202s arrived. Anything but 202 fails the test.
-fn ingest_concurrently(server: &Server, key: &str, body: &[u8], n: usize) -> Vec<String> {
-    let next = AtomicUsize::new(0);
-    let acked = Mutex::new(Vec::with_capacity(n));
-    thread::scope(|s| {
-        for _ in 0..CLIENTS {
-            s.spawn(|| {
-                while next.fetch_add(1, Ordering::SeqCst) < n {
-                    let r = request(server.addr, "POST", "/api/v1/ingest", key, Some(body));
-                    assert_eq!(
-                        r.status,
-                        202,
-                        "ingest: {}",
-                        String::from_utf8_lossy(&r.body)
-                    );
-                    let json = r.json();
-                    assert_eq!(json["status"], "received", "{json}");
-                    let id = json["session_id"]
-                        .as_str()
-                        .expect("session_id is a string")
-                        .to_owned();
-                    acked.lock().unwrap_or_else(|e| e.into_inner()).push(id);
-                }
-            });
-        }
-    });
-    acked.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
 /// A session's status, from `GET /intelligence/{id}?view=condensed`.
 fn status(server: &Server, key: &str, id: &str) -> String {
     let r = request(
@@ -131,10 +72,10 @@ fn status(server: &Server, key: &str, id: &str) -> String {
 /// Ingests in rounds until at least `BACKLOG` of the last `TAIL` acknowledged
 /// sessions are not complete yet; returns every acknowledged id.
 fn ingest_with_backlog(server: &Server, key: &str) -> Vec<String> {
-    let body = big_body();
+    let body = example_body(COPIES, None);
     let mut acked = Vec::new();
     for _ in 0..MAX_ROUNDS {
-        acked.extend(ingest_concurrently(server, key, &body, ROUND));
+        acked.extend(ingest_spread(&[server.addr], key, &body, ROUND, CLIENTS));
         let waiting = acked[acked.len() - TAIL..]
             .iter()
             .filter(|id| status(server, key, id) != "complete")

@@ -7,7 +7,9 @@
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -282,4 +284,65 @@ fn dechunk(mut data: &[u8]) -> Option<Vec<u8>> {
         body.extend_from_slice(data.get(..size)?);
         data = data.get(size + 2..)?;
     }
+}
+
+/// Sends `n` copies of `body` to `POST /api/v1/ingest`, the i-th to
+/// `servers[i % len]`, from `clients` threads; returns the acknowledged session ids.
+/// Anything but 202 `received` fails the test.
+pub fn ingest_spread(
+    servers: &[SocketAddr],
+    key: &str,
+    body: &[u8],
+    n: usize,
+    clients: usize,
+) -> Vec<String> {
+    let next = AtomicUsize::new(0);
+    let acked = Mutex::new(Vec::with_capacity(n));
+    thread::scope(|s| {
+        for _ in 0..clients {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= n {
+                        break;
+                    }
+                    let addr = servers[i % servers.len()];
+                    let r = request(addr, "POST", "/api/v1/ingest", key, Some(body));
+                    assert_eq!(r.status, 202, "ingest to {addr}: {}", r.text());
+                    let json = r.json();
+                    assert_eq!(json["status"], "received", "{json}");
+                    let id = json["session_id"]
+                        .as_str()
+                        .expect("session_id is a string")
+                        .to_owned();
+                    acked.lock().unwrap_or_else(|e| e.into_inner()).push(id);
+                }
+            });
+        }
+    });
+    acked.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The support example as an ingest body; `copies` times its conversations (each copy
+/// with its own conversation ids), and `webhook_url` when given.
+pub fn example_body(copies: usize, webhook_url: Option<&str>) -> Vec<u8> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/support-refund-goes-wrong.json");
+    let text = fs::read_to_string(&path).expect("the example is readable");
+    let mut request: Value = serde_json::from_str(&text).expect("the example is JSON");
+    let events = request["events"].as_array().expect("events").clone();
+    let mut all = Vec::with_capacity(events.len() * copies);
+    for copy in 0..copies {
+        for event in &events {
+            let mut event = event.clone();
+            let id = event["conversation_id"].as_str().expect("conversation_id");
+            event["conversation_id"] = Value::from(format!("{id}-{copy}"));
+            all.push(event);
+        }
+    }
+    request["events"] = Value::from(all);
+    if let Some(url) = webhook_url {
+        request["webhook_url"] = Value::from(url);
+    }
+    serde_json::to_vec(&request).expect("the request serialises")
 }

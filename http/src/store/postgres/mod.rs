@@ -221,22 +221,20 @@ async fn window_counts(
     key_id: &str,
     windows: &[Window],
 ) -> StoreResult<Vec<u32>> {
-    let rows = sqlx::query("SELECT kind, window_start, used FROM rate_windows WHERE key_id = $1")
-        .bind(key_id)
-        .fetch_all(&mut **tx)
-        .await?;
-    let mut used = vec![0u32; windows.len()];
-    for row in rows {
-        let kind: String = row.try_get("kind")?;
-        let start: i64 = row.try_get("window_start")?;
-        if let Some(i) = windows
-            .iter()
-            .position(|w| w.kind.as_str() == kind && w.start == start)
-        {
-            used[i] = count(&row, "used")?;
-        }
-    }
-    Ok(used)
+    let rows: Vec<(String, i64, i64)> =
+        sqlx::query_as("SELECT kind, window_start, used FROM rate_windows WHERE key_id = $1")
+            .bind(key_id)
+            .fetch_all(&mut **tx)
+            .await?;
+    let stored = rows
+        .into_iter()
+        .map(|(kind, start, used)| {
+            let used = u32::try_from(used)
+                .map_err(|_| StoreError::Corrupt(format!("rate window count {used}")))?;
+            Ok((kind, start, used))
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    Ok(super::current_counts(windows, &stored))
 }
 
 async fn insert_key(tx: &mut Transaction<'static, Postgres>, key: &KeyRecord) -> StoreResult<()> {

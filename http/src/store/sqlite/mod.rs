@@ -112,22 +112,12 @@ async fn window_counts(
     key_id: &str,
     windows: &[Window],
 ) -> StoreResult<Vec<u32>> {
-    let rows = sqlx::query("SELECT kind, window_start, used FROM rate_windows WHERE key_id = ?")
-        .bind(key_id)
-        .fetch_all(&mut **tx)
-        .await?;
-    let mut used = vec![0u32; windows.len()];
-    for row in rows {
-        let kind: String = row.try_get("kind")?;
-        let start: i64 = row.try_get("window_start")?;
-        if let Some(i) = windows
-            .iter()
-            .position(|w| w.kind.as_str() == kind && w.start == start)
-        {
-            used[i] = row.try_get("used")?;
-        }
-    }
-    Ok(used)
+    let stored: Vec<(String, i64, u32)> =
+        sqlx::query_as("SELECT kind, window_start, used FROM rate_windows WHERE key_id = ?")
+            .bind(key_id)
+            .fetch_all(&mut **tx)
+            .await?;
+    Ok(super::current_counts(windows, &stored))
 }
 
 /// Counts one request against every window inside `tx` when all have room.
