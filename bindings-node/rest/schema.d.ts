@@ -229,6 +229,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling key: its id, name, scope and limits.
+         * @description Counts as one request. Useful to check a key before relying on it, and to learn
+         *     whether it may write.
+         */
+        get: operations["read_key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi": {
         parameters: {
             query?: never;
@@ -811,6 +832,53 @@ export interface components {
          *     view with `view=condensed`.
          */
         IntelligenceView: components["schemas"]["SessionView"] | components["schemas"]["CondensedView"];
+        /**
+         * @description The calling key (never the key itself).
+         * @example {
+         *       "id": "key_394f0b7b2f4b4c7c8ac7448e7dd4baf4",
+         *       "name": "support-agent",
+         *       "scope": "read-only",
+         *       "prefix": "ut_live_eht9",
+         *       "created_at": "2026-11-21T09:00:00.000Z",
+         *       "limits": {
+         *         "per_hour": 1000,
+         *         "per_day": 10000,
+         *         "drift_per_hour": 10
+         *       }
+         *     }
+         */
+        KeyView: {
+            /** @description The key's id (`key_` + 32 hex characters). */
+            id: string;
+            /** @description The name given at creation. */
+            name: string;
+            /** @description `read-only` (GET and HEAD routes, MCP read tools) or `read-write` (everything). */
+            scope: string;
+            /** @description The key's first 12 characters. */
+            prefix: string;
+            /** @description When the key was created. */
+            created_at: string;
+            /** @description The key's rate limits. */
+            limits: components["schemas"]["Limits"];
+        };
+        /** @description Rate limits of a key. */
+        Limits: {
+            /**
+             * Format: int32
+             * @description Requests per UTC hour.
+             */
+            per_hour: number;
+            /**
+             * Format: int32
+             * @description Requests per UTC day.
+             */
+            per_day: number;
+            /**
+             * Format: int32
+             * @description Drift sessions per UTC hour.
+             */
+            drift_per_hour: number;
+        };
         /** @description `data` of `outcome_shift_detected`. */
         OutcomeShiftData: {
             /** @description The deploy marker. */
@@ -2061,6 +2129,53 @@ export interface operations {
             };
             /** @description No such report */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate-limit window is full */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    read_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyView"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

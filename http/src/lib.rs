@@ -6,6 +6,7 @@ pub mod cli;
 pub mod clock;
 pub mod keys;
 pub mod limits;
+pub mod mcp;
 pub mod store;
 pub mod webhooks;
 pub mod worker;

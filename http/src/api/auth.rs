@@ -130,7 +130,7 @@ fn unauthorized(message: impl Into<String>) -> ApiError {
 }
 
 /// The key behind the request's `Authorization` header.
-async fn identify(state: &AppState, headers: &HeaderMap) -> Result<KeyRecord, ApiError> {
+pub(crate) async fn identify(state: &AppState, headers: &HeaderMap) -> Result<KeyRecord, ApiError> {
     let value = headers
         .get(header::AUTHORIZATION)
         .ok_or_else(|| unauthorized("missing API key: send `Authorization: Bearer ut_live_…`"))?;

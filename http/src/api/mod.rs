@@ -8,6 +8,7 @@ mod deployments;
 mod drift;
 pub mod error;
 mod ingest;
+mod key;
 mod meta;
 pub mod openapi;
 mod sessions;
@@ -31,6 +32,7 @@ use crate::clock::Clock;
 use crate::store::Store;
 use crate::webhooks::resolver::SafeResolver;
 pub use auth::Caller;
+pub(crate) use auth::identify;
 use error::{ApiError, Code};
 
 /// Largest request body accepted (DESIGN.md §2).
@@ -132,14 +134,23 @@ impl AppState {
     }
 }
 
-/// The whole service as one router.
+/// The whole service as one router: the REST API under `/api/v1` and the MCP
+/// endpoint at `/mcp`, whose tool calls go through the REST routes.
 pub fn app(state: AppState) -> Router {
+    let rest = rest(state.clone());
+    rest.clone()
+        .merge(crate::mcp::router(state, rest).layer(CatchPanicLayer::custom(panic_response)))
+}
+
+/// The REST API.
+fn rest(state: AppState) -> Router {
     let authenticated = Router::new()
         .merge(ingest::router())
         .merge(sessions::router())
         .merge(drift::router())
         .merge(webhooks::router())
         .merge(deployments::router())
+        .merge(key::router())
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,

@@ -9,6 +9,7 @@ use super::deployments::{CreateDeploy, DeployList, DeployView, ReportList, Repor
 use super::drift::{DriftAccepted, DriftView};
 use super::error::{Code, Detail, ErrorBody, ErrorEnvelope};
 use super::ingest::IngestAccepted;
+use super::key::{KeyView, Limits};
 use super::meta::Health;
 use super::sessions::{CondensedView, IntelligenceView, SessionView, ViewName};
 use super::webhooks::{
@@ -229,6 +230,7 @@ impl Modify for BearerAuth {
         super::deployments::create_report,
         super::deployments::list_reports,
         super::deployments::read_report,
+        super::key::read_key,
         super::meta::openapi,
         super::meta::healthz,
     ),
@@ -238,7 +240,7 @@ impl Modify for BearerAuth {
         ErrorBody, Detail, Code, Health, EventKind, CreateWebhook, WebhookCreated, WebhookView,
         WebhookList, TestQueued, TestData, AttemptView, DeliveryView, DeliveryPage, DeliveryStatus,
         CreateDeploy, DeployView, DeployList, ReportView, ReportList, EnvelopeDoc, ReadyData,
-        CrossingData, AnomalyData, OutcomeShiftData, ReportData,
+        CrossingData, AnomalyData, OutcomeShiftData, ReportData, KeyView, Limits,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -4,6 +4,7 @@ mod drift;
 mod eval;
 mod input;
 mod keys;
+mod mcp;
 mod score;
 mod serve;
 mod table;
@@ -56,6 +57,10 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Create, list and revoke API keys.
     Keys(keys::KeysArgs),
+    /// Serve MCP (Model Context Protocol) on standard input and output for a local
+    /// agent, as a client of a running server's REST API; a read-only key exposes only
+    /// the read tools.
+    Mcp(mcp::McpArgs),
     /// Print the OpenAPI 3.1 document of the REST API (what `spec/openapi.json` holds).
     Openapi,
 }
@@ -89,6 +94,7 @@ pub fn main() -> ExitCode {
         Command::Drift(a) => return ExitCode::from(drift::run(a)),
         Command::Serve(a) => return ExitCode::from(serve::run(a)),
         Command::Keys(a) => return ExitCode::from(keys::run(a)),
+        Command::Mcp(a) => return ExitCode::from(mcp::run(a)),
         Command::Openapi => {
             print!("{}", crate::api::openapi::document());
             return ExitCode::SUCCESS;

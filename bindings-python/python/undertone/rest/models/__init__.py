@@ -31,6 +31,8 @@ from .event_kind import EventKind
 from .health import Health
 from .ingest_accepted import IngestAccepted
 from .ingest_request import IngestRequest
+from .key_view import KeyView
+from .limits import Limits
 from .outcome_shift_data import OutcomeShiftData
 from .outcome_shift_data_shift import OutcomeShiftDataShift
 from .period_doc import PeriodDoc
@@ -86,6 +88,8 @@ __all__ = (
     "Health",
     "IngestAccepted",
     "IngestRequest",
+    "KeyView",
+    "Limits",
     "OutcomeShiftData",
     "OutcomeShiftDataShift",
     "PeriodDoc",

@@ -1,0 +1,157 @@
+//! Where MCP tools send their REST calls: into this server's own router (the hosted
+//! `/mcp` endpoint), or over HTTP to a base URL (`undertone mcp`, a REST client).
+//! Either way a tool call is the REST request it mirrors: the same validation, the
+//! same scope check, the same rate limits, the same error envelope.
+
+use async_trait::async_trait;
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderValue, Method, Request, header};
+use tower::ServiceExt;
+
+/// What a REST call answered.
+#[derive(Debug)]
+pub struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body (JSON).
+    pub body: Vec<u8>,
+    /// `Retry-After`, in seconds, when the answer had one.
+    pub retry_after: Option<u64>,
+}
+
+/// A way to make REST calls with the caller's key.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// `method` on `path` (under `/api/v1`, with any query) with an optional JSON body.
+    /// `Err` means the API could not be reached; its text says why.
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Reply, String>;
+}
+
+fn retry_after(headers: &axum::http::HeaderMap) -> Option<u64> {
+    headers
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Calls into the server's own REST router, with the `Authorization` header the MCP
+/// request came with.
+pub struct InProcess {
+    /// The REST router (without `/mcp`).
+    pub rest: Router,
+    /// The caller's `Authorization` header.
+    pub authorization: HeaderValue,
+}
+
+#[async_trait]
+impl Backend for InProcess {
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Reply, String> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(format!("/api/v1{path}"))
+            .header(header::AUTHORIZATION, self.authorization.clone());
+        if body.is_some() {
+            request = request.header(header::CONTENT_TYPE, "application/json");
+        }
+        let request = request
+            .body(body.map_or_else(Body::empty, Body::from))
+            .map_err(|e| format!("could not build the request: {e}"))?;
+        let response = match self.rest.clone().oneshot(request).await {
+            Ok(r) => r,
+            Err(never) => match never {},
+        };
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers());
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .map_err(|e| format!("could not read the answer: {e}"))?;
+        Ok(Reply {
+            status,
+            body: body.to_vec(),
+            retry_after,
+        })
+    }
+}
+
+/// Calls a remote Undertone server over HTTP.
+pub struct Remote {
+    client: reqwest::Client,
+    base: String,
+    authorization: String,
+}
+
+impl Remote {
+    /// A client of `base_url` (e.g. `https://undertone.example.com`) using `api_key`.
+    pub fn new(base_url: &str, api_key: &str) -> Result<Self, String> {
+        let base = base_url.trim_end_matches('/');
+        let parsed = url::Url::parse(base).map_err(|e| format!("--base-url {base:?}: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!(
+                "--base-url {base:?}: must be an http:// or https:// URL"
+            ));
+        }
+        let base = base.strip_suffix("/api/v1").unwrap_or(base).to_owned();
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("undertone-mcp/", env!("CARGO_PKG_VERSION")))
+            .timeout(std::time::Duration::from_secs(60))
+            .build()
+            .map_err(|e| format!("could not start the HTTP client: {e}"))?;
+        Ok(Self {
+            client,
+            base,
+            authorization: format!("Bearer {}", api_key.trim()),
+        })
+    }
+
+    /// The base URL calls go to.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+}
+
+#[async_trait]
+impl Backend for Remote {
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Reply, String> {
+        let url = format!("{}/api/v1{path}", self.base);
+        let mut request = self
+            .client
+            .request(method, &url)
+            .header(header::AUTHORIZATION, &self.authorization);
+        if let Some(body) = body {
+            request = request
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("could not reach the Undertone API at {}: {e}", self.base))?;
+        let status = response.status().as_u16();
+        let retry_after = retry_after(response.headers());
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| format!("could not read the answer from {}: {e}", self.base))?;
+        Ok(Reply {
+            status,
+            body: body.to_vec(),
+            retry_after,
+        })
+    }
+}

@@ -1,0 +1,406 @@
+//! The MCP server handler: lists the tools a key's scope allows, runs tool calls, and
+//! serves the resource templates and the prompt.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, header, request::Parts};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::backend::{Backend, InProcess};
+use super::tools::{self, Access, TOOLS, ToolError};
+use crate::api::error::Code;
+use crate::api::{AppState, Caller};
+use crate::keys::Scope;
+use crate::limits::{self, Decision};
+
+/// What the server tells a client about itself at initialisation.
+const INSTRUCTIONS: &str = "Undertone scores the human side of AI conversations: for every \
+human turn, trust calibration, frustration buildup, dependency drift, silent-abandonment \
+risk, escalation friction and comprehension gap, each with a band (healthy, watch, broken) \
+and evidence. Typical flow: ingest_conversation (read-write key) -> get_session until \
+status is complete -> explain_score for a flagged turn. score_conversation scores without \
+storing. start_drift/get_drift compare two periods; get_health_report reads a \
+deployment's weekly report. Every tool answers JSON, key numbers first; an error is \
+{\"error\": {\"code\", \"message\"}} with the REST API's codes. Each tool call counts as \
+one request against the key's rate limits.";
+
+/// Where calls go and with which scope.
+#[derive(Clone)]
+enum Mode {
+    /// The server's own `/mcp` endpoint: each HTTP request carries its key.
+    Hosted {
+        /// For charging `score_conversation`, which makes no REST call.
+        state: AppState,
+        /// The REST router tool calls go through.
+        rest: Router,
+    },
+    /// `undertone mcp`: one key, checked at start, and a remote REST API.
+    Remote {
+        backend: Arc<dyn Backend>,
+        scope: Scope,
+    },
+}
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct Undertone {
+    mode: Mode,
+}
+
+/// The caller of one MCP request.
+struct Call {
+    backend: Arc<dyn Backend>,
+    scope: Scope,
+    /// The key and state to charge a call that makes no REST request (hosted only).
+    charge: Option<(AppState, Caller)>,
+}
+
+impl Undertone {
+    /// The handler of the hosted endpoint; tool calls go through `rest`.
+    pub fn hosted(state: AppState, rest: Router) -> Self {
+        Self {
+            mode: Mode::Hosted { state, rest },
+        }
+    }
+
+    /// The handler of `undertone mcp`, calling `backend` with a key of `scope`.
+    pub fn remote(backend: Arc<dyn Backend>, scope: Scope) -> Self {
+        Self {
+            mode: Mode::Remote { backend, scope },
+        }
+    }
+
+    fn call(&self, extensions: &rmcp::model::Extensions) -> Result<Call, ErrorData> {
+        match &self.mode {
+            Mode::Remote { backend, scope } => Ok(Call {
+                backend: backend.clone(),
+                scope: *scope,
+                charge: None,
+            }),
+            Mode::Hosted { state, rest } => {
+                let parts = extensions.get::<Parts>().ok_or_else(|| {
+                    ErrorData::internal_error("the HTTP request is not available", None)
+                })?;
+                let caller = parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
+                    ErrorData::internal_error("the request was not authenticated", None)
+                })?;
+                let authorization = parts
+                    .headers
+                    .get(header::AUTHORIZATION)
+                    .cloned()
+                    .unwrap_or_else(|| HeaderValue::from_static(""));
+                Ok(Call {
+                    backend: Arc::new(InProcess {
+                        rest: rest.clone(),
+                        authorization,
+                    }),
+                    scope: caller.key.scope,
+                    charge: Some((state.clone(), caller)),
+                })
+            }
+        }
+    }
+}
+
+fn text_result(value: &Value, is_error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(value.to_string())];
+    if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    }
+}
+
+/// Counts a hosted `score_conversation` against the key's request windows, as the REST
+/// request it replaces would be.
+async fn charge(state: &AppState, caller: &Caller) -> Result<(), ToolError> {
+    let now = state.clock.now().timestamp();
+    let windows = limits::windows_for(&caller.key.plan, now, false);
+    match state.store.charge(&caller.key.id, &windows).await {
+        Ok(Decision::Allowed(_)) => Ok(()),
+        Ok(Decision::Refused(q)) => {
+            let wait = u64::try_from(q.reset - now).unwrap_or(1).max(1);
+            let mut e = ToolError::new(
+                Code::RateLimited,
+                format!(
+                    "rate limit reached: {} requests per window for this key; retry in {wait} s",
+                    q.limit
+                ),
+            );
+            if let Some(obj) = e.0.as_object_mut() {
+                obj.insert("retry_after_seconds".into(), wait.into());
+            }
+            Err(e)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "charging an MCP call failed");
+            Err(ToolError::new(
+                Code::InternalError,
+                "the server failed to handle the request; it has been logged",
+            ))
+        }
+    }
+}
+
+async fn run_tool(
+    call: &Call,
+    spec: &tools::Spec,
+    args: &rmcp::model::JsonObject,
+) -> Result<Value, ToolError> {
+    if spec.access == Access::Write && call.scope == Scope::ReadOnly {
+        return Err(ToolError::new(
+            Code::Forbidden,
+            format!(
+                "{} changes stored data and this key is read-only: use a read-write key \
+                 (`undertone keys create --scope read-write`). Tools a read-only key can \
+                 call: {}",
+                spec.name,
+                tools::read_tool_names()
+            ),
+        ));
+    }
+    if spec.name == "score_conversation" {
+        if let Some((state, caller)) = &call.charge {
+            charge(state, caller).await?;
+        }
+        let args = args.clone();
+        return tokio::task::spawn_blocking(move || tools::score_locally(&args))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "local scoring panicked");
+                Err(ToolError::new(
+                    Code::InternalError,
+                    "scoring failed; it has been logged",
+                ))
+            });
+    }
+    tools::call(spec, args, call.backend.as_ref()).await
+}
+
+/// `undertone://sessions/{session_id}` or
+/// `undertone://deployments/{deployment_id}/health-report`, decoded.
+enum ResourceUri {
+    Session(String),
+    HealthReport(String),
+}
+
+fn parse_uri(uri: &str) -> Option<ResourceUri> {
+    let rest = uri.strip_prefix("undertone://")?;
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8()
+            .ok()
+            .map(|c| c.into_owned())
+            .filter(|s| !s.is_empty())
+    };
+    if let Some(id) = rest.strip_prefix("sessions/") {
+        return decode(id).map(ResourceUri::Session);
+    }
+    let id = rest
+        .strip_prefix("deployments/")?
+        .strip_suffix("/health-report")?;
+    decode(id).map(ResourceUri::HealthReport)
+}
+
+impl ServerHandler for Undertone {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("undertone", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let call = self.call(&context.extensions)?;
+        let tools = TOOLS
+            .iter()
+            .filter(|t| t.access == Access::Read || call.scope == Scope::ReadWrite)
+            .map(tools::Spec::tool)
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(spec) = tools::find(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no tool named {:?}; call tools/list for the tools this key can use",
+                    request.name
+                ),
+                None,
+            ));
+        };
+        let call = self.call(&context.extensions)?;
+        let args = request.arguments.unwrap_or_default();
+        let result = match run_tool(&call, spec, &args).await {
+            Ok(value) => text_result(&value, false),
+            Err(e) => text_result(&e.envelope(), true),
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("undertone://sessions/{session_id}", "session")
+                .with_title("Scores of an ingested conversation")
+                .with_description(
+                    "The get_session summary of a session: status, scores per dimension, \
+                     key finding, flagged turns.",
+                )
+                .with_mime_type("application/json"),
+            ResourceTemplate::new(
+                "undertone://deployments/{deployment_id}/health-report",
+                "latest-health-report",
+            )
+            .with_title("Latest User Health Report of a deployment")
+            .with_description(
+                "The newest weekly User Health Report of a deployment: scores, bands, \
+                 trends, crossings and deploy outcomes.",
+            )
+            .with_mime_type("application/json"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let call = self.call(&context.extensions)?;
+        let value = match parse_uri(&uri) {
+            Some(ResourceUri::Session(id)) => {
+                tools::session_summary(call.backend.as_ref(), &id).await
+            }
+            Some(ResourceUri::HealthReport(id)) => {
+                tools::health_report(call.backend.as_ref(), &id, None).await
+            }
+            None => {
+                return Err(ErrorData::resource_not_found(
+                    format!(
+                        "unknown resource {uri:?}: use undertone://sessions/{{session_id}} or \
+                         undertone://deployments/{{deployment_id}}/health-report"
+                    ),
+                    None,
+                ));
+            }
+        };
+        match value {
+            Ok(v) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(v.to_string(), uri).with_mime_type("application/json"),
+            ])
+            .into()),
+            Err(e) if e.0["code"] == "NOT_FOUND" => Err(ErrorData::resource_not_found(
+                e.0["message"].as_str().unwrap_or("not found").to_owned(),
+                Some(e.envelope()),
+            )),
+            Err(e) => Err(ErrorData::internal_error(
+                e.0["message"].as_str().unwrap_or("failed").to_owned(),
+                Some(e.envelope()),
+            )),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            "investigate_deployment",
+            Some(
+                "Review how a deployment's AI is treating its users: the latest health \
+                     report, the worst dimensions, their evidence, and what to change.",
+            ),
+            Some(vec![
+                PromptArgument::new("deployment_id")
+                    .with_description("The deployment to review")
+                    .with_required(true),
+            ]),
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != "investigate_deployment" {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt named {:?}; the prompt is investigate_deployment",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let deployment = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("deployment_id"))
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| ErrorData::invalid_params("deployment_id is required", None))?;
+        let text = format!(
+            "Review how the AI deployment {deployment:?} is treating its users.\n\
+             1. Call get_health_report with deployment_id {deployment:?}. If it has no report \
+             yet, ask for a session id or a sample conversation (score_conversation).\n\
+             2. Name the dimensions in the watch or broken band, with their scores and \
+             trends; trust_calibration is higher-is-better, the others higher-is-worse.\n\
+             3. For the worst dimension, read the evidence of two flagged turns \
+             (get_session, then explain_score) and quote the words that triggered it.\n\
+             4. Say whether a recent deploy changed outcomes (deploy outcomes in the \
+             report), and recommend one concrete change to the AI, tied to that evidence."
+        );
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description(format!("Investigate deployment {deployment}"))
+                .into(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_uris_decode() {
+        assert!(
+            matches!(parse_uri("undertone://sessions/abc"), Some(ResourceUri::Session(s)) if s == "abc")
+        );
+        assert!(matches!(
+            parse_uri("undertone://deployments/acme%20bot/health-report"),
+            Some(ResourceUri::HealthReport(s)) if s == "acme bot"
+        ));
+        assert!(parse_uri("undertone://deployments//health-report").is_none());
+        assert!(parse_uri("https://x/sessions/abc").is_none());
+    }
+}

@@ -1,0 +1,129 @@
+//! The MCP server (Model Context Protocol, via the official Rust SDK `rmcp`): agents
+//! read Undertone's intelligence and, with a read-write key, ingest conversations.
+//!
+//! Two transports, one handler ([`handler::Undertone`]):
+//! - streamable HTTP at `/mcp` on `undertone serve` ([`router`]), authenticated with
+//!   the same Bearer keys as the REST API; stateless, so any process behind a load
+//!   balancer answers any request;
+//! - `undertone mcp` over stdio ([`serve_stdio`]), a client of a REST API's base URL.
+//!
+//! Every tool call that reads or writes goes through the REST routes (in-process for
+//! `/mcp`), so validation, scopes, rate limits and errors are the REST API's own.
+
+mod backend;
+mod handler;
+mod tools;
+mod views;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::api::{AppState, Caller, MAX_BODY_BYTES};
+use crate::keys::Scope;
+pub use backend::{Backend, InProcess, Remote, Reply};
+pub use handler::Undertone;
+
+/// Room for the JSON-RPC envelope around a largest REST body.
+const ENVELOPE_ALLOWANCE: usize = 64 * 1024;
+
+/// `/mcp`: the streamable-HTTP MCP endpoint; tool calls go through `rest`.
+pub fn router(state: AppState, rest: Router) -> Router {
+    // Stateless and JSON answers: no session to pin to a process, no stream to hold.
+    // Host and Origin checks guard unauthenticated local servers against DNS
+    // rebinding; here every request needs a Bearer key a browser page cannot read,
+    // and the server is reached under whatever host name its operator gives it.
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .disable_allowed_hosts()
+        .with_max_request_body_bytes(MAX_BODY_BYTES + ENVELOPE_ALLOWANCE);
+    let handler = Undertone::hosted(state.clone(), rest);
+    let service = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    Router::new()
+        .route_service("/mcp", service)
+        .route_layer(middleware::from_fn_with_state(state, authenticate))
+}
+
+/// 401 with the error envelope unless the request carries a valid key; the key goes
+/// into the request for the handler. Nothing is charged here: each tool call is
+/// charged as the REST request it makes.
+async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    match crate::api::identify(&state, request.headers()).await {
+        Ok(key) => {
+            request.extensions_mut().insert(Caller {
+                key: Arc::new(key),
+                deferred: None,
+            });
+            next.run(request).await
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Why `undertone mcp` could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StdioError {
+    /// The arguments are unusable.
+    #[error("{0}")]
+    Usage(String),
+    /// The REST API refused the key or could not be reached.
+    #[error("{0}")]
+    Api(String),
+    /// The MCP session failed.
+    #[error("MCP over stdio failed: {0}")]
+    Transport(String),
+}
+
+/// Serves MCP over standard input and output for the key `api_key` of the REST API at
+/// `base_url`, until the client closes standard input. The key is checked first
+/// (`GET /api/v1/key`): a refused key ends it before any MCP traffic.
+pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError> {
+    let remote = Remote::new(base_url, api_key).map_err(StdioError::Usage)?;
+    let key = tools::rest(&remote, Method::GET, "/key", None)
+        .await
+        .map_err(|e| {
+            StdioError::Api(format!(
+                "{} refused the key ({}): {}",
+                remote.base(),
+                e.0["code"].as_str().unwrap_or("error"),
+                e.0["message"].as_str().unwrap_or("")
+            ))
+        })?;
+    let scope = key["scope"]
+        .as_str()
+        .and_then(Scope::parse)
+        .ok_or_else(|| {
+            StdioError::Api(format!(
+                "{} answered GET /api/v1/key without a scope",
+                remote.base()
+            ))
+        })?;
+    tracing::info!(
+        base = remote.base(),
+        scope = scope.as_str(),
+        "serving MCP on stdio"
+    );
+    let handler = Undertone::remote(Arc::new(remote), scope);
+    let running = handler
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| StdioError::Transport(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| StdioError::Transport(e.to_string()))?;
+    Ok(())
+}

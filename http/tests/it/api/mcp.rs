@@ -1,0 +1,224 @@
+//! `/mcp` and `GET /api/v1/key` through the router: authentication, the tool list per
+//! scope, tool calls counted against the key's limits like the REST requests they
+//! mirror, and errors in the REST envelope. (End-to-end with the official MCP Python
+//! SDK over HTTP and stdio: tests/mcp.)
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use serde_json::{Value, json};
+use undertone_http::keys::Scope;
+use undertone_http::limits::Plan;
+
+use super::{HOUR_END, Reply, Service, assert_error, refund};
+
+const PROTOCOL: &str = "2025-06-18";
+
+/// One JSON-RPC request to `/mcp` with `key` (or none).
+async fn rpc(svc: &Service, key: Option<&str>, method: &str, params: Value) -> Reply {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut builder = Request::builder()
+        .method(Method::POST)
+        .uri("/mcp")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", PROTOCOL)
+        .header(header::HOST, "undertone.test");
+    if let Some(key) = key {
+        builder = builder.header(header::AUTHORIZATION, format!("Bearer {key}"));
+    }
+    svc.send(builder.body(Body::from(body.to_string())).unwrap())
+        .await
+}
+
+/// The JSON-RPC `result` of a successful exchange.
+async fn result(svc: &Service, key: &str, method: &str, params: Value) -> Value {
+    let reply = rpc(svc, Some(key), method, params).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    let body = reply.json();
+    assert!(body.get("error").is_none(), "{body}");
+    body["result"].clone()
+}
+
+/// A tool call: whether it is an error, and its JSON text.
+async fn tool(svc: &Service, key: &str, name: &str, arguments: Value) -> (bool, Value) {
+    let r = result(
+        svc,
+        key,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+    .await;
+    let text = r["content"][0]["text"].as_str().expect("one text block");
+    (
+        r["isError"] == json!(true),
+        serde_json::from_str(text).expect("the text is JSON"),
+    )
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+const READ_TOOLS: [&str; 7] = [
+    "get_session",
+    "explain_score",
+    "score_conversation",
+    "get_drift",
+    "get_health_report",
+    "list_webhooks",
+    "list_deliveries",
+];
+
+#[tokio::test]
+async fn the_mcp_endpoint_needs_a_key_and_answers_401_with_the_envelope() {
+    let svc = Service::new().await;
+    for key in [None, Some("ut_live_not-a-key")] {
+        let reply = rpc(&svc, key, "tools/list", json!({})).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{reply:?}");
+        assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
+        assert_eq!(reply.json()["error"]["code"], "UNAUTHORIZED");
+    }
+}
+
+#[tokio::test]
+async fn a_read_only_key_lists_and_calls_only_read_tools() {
+    let svc = Service::new().await;
+    let (_, ro) = svc.issue("org-a", Scope::ReadOnly, Plan::default()).await;
+    let all = names(&result(&svc, &svc.key, "tools/list", json!({})).await);
+    assert_eq!(all.len(), 10, "{all:?}");
+    for write in ["ingest_conversation", "start_drift", "create_deploy_marker"] {
+        assert!(all.iter().any(|n| n == write), "{write} missing: {all:?}");
+    }
+    let read = result(&svc, &ro, "tools/list", json!({})).await;
+    assert_eq!(names(&read), READ_TOOLS);
+    for t in read["tools"].as_array().unwrap() {
+        assert_eq!(t["annotations"]["readOnlyHint"], true, "{t}");
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+    }
+
+    let (is_error, body) = tool(&svc, &ro, "ingest_conversation", refund()).await;
+    assert!(is_error);
+    assert_eq!(body["error"]["code"], "FORBIDDEN");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("read-only"), "{message}");
+    assert!(message.contains("get_session"), "{message}");
+    assert_eq!(svc.queue_depth().await, 0, "nothing was queued");
+}
+
+#[tokio::test]
+async fn tool_calls_count_against_the_key_and_a_full_window_is_rate_limited() {
+    let svc = Service::new().await;
+    let plan = Plan {
+        per_hour: 3,
+        ..Plan::default()
+    };
+    let (_, key) = svc.issue("org-a", Scope::ReadWrite, plan).await;
+    // Listing tools is free; each call is one request, local scoring included.
+    for _ in 0..3 {
+        result(&svc, &key, "tools/list", json!({})).await;
+    }
+    let (e, accepted) = tool(&svc, &key, "ingest_conversation", refund()).await;
+    assert!(!e, "{accepted}");
+    assert_eq!(accepted["status"], "received");
+    assert_eq!(accepted["event_count"], 20);
+    let (e, scored) = tool(&svc, &key, "score_conversation", refund()).await;
+    assert!(!e, "{scored}");
+    assert_eq!(scored["status"], "scored");
+    let (e, _) = tool(&svc, &key, "list_webhooks", json!({})).await;
+    assert!(!e);
+    for name in ["list_webhooks", "score_conversation"] {
+        let args = if name == "list_webhooks" {
+            json!({})
+        } else {
+            refund()
+        };
+        let (e, body) = tool(&svc, &key, name, args).await;
+        assert!(e, "{name}: {body}");
+        assert_eq!(body["error"]["code"], "RATE_LIMITED", "{name}");
+        let wait = HOUR_END - 1_795_000_000;
+        assert_eq!(body["error"]["retry_after_seconds"], wait, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn ingest_then_get_session_gives_the_scores_of_local_scoring() {
+    let svc = Service::new().await;
+    let (e, accepted) = tool(&svc, &svc.key, "ingest_conversation", refund()).await;
+    assert!(!e, "{accepted}");
+    let id = accepted["session_id"].as_str().unwrap().to_owned();
+    let (_, pending) = tool(&svc, &svc.key, "get_session", json!({"session_id": id})).await;
+    assert_eq!(pending["status"], "received");
+    assert_eq!(pending["scores"], Value::Null);
+    assert!(svc.run_one().await);
+    let (_, summary) = tool(&svc, &svc.key, "get_session", json!({"session_id": id})).await;
+    assert_eq!(summary["status"], "complete");
+    let (_, local) = tool(&svc, &svc.key, "score_conversation", refund()).await;
+    assert_eq!(summary["scores"], local["scores"]);
+    assert_eq!(summary["flagged_turns"], local["flagged_turns"]);
+
+    let full = svc.get(&format!("/api/v1/intelligence/{id}")).await.json();
+    let layer_z = &full["full_output"]["intelligence"]["layer_z"];
+    for (dim, d) in layer_z.as_object().unwrap() {
+        assert_eq!(summary["scores"][dim]["score"], d["score"], "{dim}");
+        assert_eq!(summary["scores"][dim]["band"], d["band"], "{dim}");
+    }
+    let first = &summary["flagged_turns"][0];
+    let (e, why) = tool(
+        &svc,
+        &svc.key,
+        "explain_score",
+        json!({"session_id": id, "event_index": first["event_index"],
+            "dimension": first["dimension"]}),
+    )
+    .await;
+    assert!(!e, "{why}");
+    let dim = first["dimension"].as_str().unwrap();
+    assert_eq!(why["dimensions"][dim]["score"], first["score"]);
+    assert!(
+        !why["dimensions"][dim]["evidence"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    // A session id that is not a UUID is the REST 404.
+    let (e, missing) = tool(&svc, &svc.key, "get_session", json!({"session_id": "nope"})).await;
+    assert!(e);
+    assert_eq!(missing["error"]["code"], "NOT_FOUND");
+    // Unknown arguments are refused, not ignored.
+    let (e, bad) = tool(&svc, &svc.key, "get_session", json!({"session": id})).await;
+    assert!(e);
+    assert_eq!(bad["error"]["code"], "VALIDATION_ERROR");
+}
+
+#[tokio::test]
+async fn the_key_route_describes_the_calling_key() {
+    let svc = Service::new().await;
+    let plan = Plan {
+        per_hour: 7,
+        per_day: 70,
+        drift_per_hour: 2,
+    };
+    let (record, ro) = svc.issue("org-a", Scope::ReadOnly, plan).await;
+    let reply = svc.get_as("/api/v1/key", Some(&ro)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(
+        reply.json(),
+        json!({"id": record.id, "name": "another", "scope": "read-only",
+            "prefix": record.display_prefix, "created_at": "2026-11-18T11:06:40.000Z",
+            "limits": {"per_hour": 7, "per_day": 70, "drift_per_hour": 2}})
+    );
+    assert_eq!(reply.int("x-ratelimit-remaining"), 6);
+    let reply = svc.get_as("/api/v1/key", None).await;
+    assert_error(
+        &reply,
+        StatusCode::UNAUTHORIZED,
+        "UNAUTHORIZED",
+        "missing API key: send `Authorization: Bearer ut_live_…`",
+    );
+}
