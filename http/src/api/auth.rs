@@ -28,11 +28,18 @@ pub struct Caller {
     pub deferred: Option<Arc<[Window]>>,
 }
 
+/// Marks a request made in-process for an MCP message that was already counted
+/// against the key's request windows (`POST /mcp`), so it is not counted twice. Only
+/// code can set it: extensions never come from the wire.
+#[derive(Debug, Clone, Copy)]
+pub struct Precharged;
+
 /// Middleware: 401, 403 or 429 before the handler runs; rate-limit headers after.
 ///
 /// `POST /drift` is checked here but counted by its handler, in the transaction that
 /// starts the session, so a drift request that starts no session (invalid body, full
-/// queue) spends no quota.
+/// queue) spends no quota. A [`Precharged`] request is checked for scope and, for
+/// drift, the drift window, but not counted again.
 pub async fn authenticate(
     State(state): State<AppState>,
     mut request: Request,
@@ -46,7 +53,11 @@ pub async fn authenticate(
     let method = request.method().clone();
     let is_write = !(method == Method::GET || method == Method::HEAD);
     let is_drift = method == Method::POST && request.uri().path().ends_with("/drift");
-    let windows = limits::windows_for(&key.plan, now, is_drift);
+    let precharged = request.extensions().get::<Precharged>().is_some();
+    let mut windows = limits::windows_for(&key.plan, now, is_drift);
+    if precharged {
+        windows.retain(|w| w.kind == limits::WindowKind::DriftHour);
+    }
 
     if is_write && key.scope == Scope::ReadOnly {
         let used = match state.store.usage(&key.id, &windows).await {
@@ -65,7 +76,10 @@ pub async fn authenticate(
         return response;
     }
 
-    let (quota, deferred) = if is_drift {
+    let (quota, deferred) = if precharged && !is_drift {
+        // Counted at `POST /mcp`: the headers of this inner answer are not sent.
+        (limits::most_constrained(&windows, &[], 0), None)
+    } else if is_drift {
         let used = match state.store.usage(&key.id, &windows).await {
             Ok(u) => u,
             Err(e) => return ApiError::from(e).into_response(),
@@ -99,7 +113,7 @@ pub async fn authenticate(
 }
 
 /// 429 for the window that refused, with `Retry-After` and the rate-limit headers.
-pub(super) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) -> Response {
+pub(crate) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) -> Response {
     let wait = u64::try_from(q.reset - now).unwrap_or(1);
     let what = if is_drift && q.limit == key.plan.drift_per_hour {
         "drift sessions"
@@ -119,7 +133,7 @@ pub(super) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) 
     response
 }
 
-fn set_quota(headers: &mut HeaderMap, q: Quota) {
+pub(crate) fn set_quota(headers: &mut HeaderMap, q: Quota) {
     headers.insert("x-ratelimit-limit", HeaderValue::from(q.limit));
     headers.insert("x-ratelimit-remaining", HeaderValue::from(q.remaining));
     headers.insert("x-ratelimit-reset", HeaderValue::from(q.reset));

@@ -32,7 +32,8 @@ use crate::clock::Clock;
 use crate::store::Store;
 use crate::webhooks::resolver::SafeResolver;
 pub use auth::Caller;
-pub(crate) use auth::identify;
+pub use auth::Precharged;
+pub(crate) use auth::{identify, rate_limited, set_quota};
 use error::{ApiError, Code};
 
 /// Largest request body accepted (DESIGN.md §2).

@@ -57,9 +57,10 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Create, list and revoke API keys.
     Keys(keys::KeysArgs),
-    /// Serve MCP (Model Context Protocol) on standard input and output for a local
-    /// agent, as a client of a running server's REST API; a read-only key exposes only
-    /// the read tools.
+    /// Serve MCP on standard input and output for a local agent.
+    ///
+    /// A client of a running server's REST API (docs/mcp.md); a read-only key exposes
+    /// only the read tools.
     Mcp(mcp::McpArgs),
     /// Print the OpenAPI 3.1 document of the REST API (what `spec/openapi.json` holds).
     Openapi,

@@ -64,9 +64,11 @@ impl Backend for InProcess {
         if body.is_some() {
             request = request.header(header::CONTENT_TYPE, "application/json");
         }
-        let request = request
+        let mut request = request
             .body(body.map_or_else(Body::empty, Body::from))
             .map_err(|e| format!("could not build the request: {e}"))?;
+        // The MCP message was counted at `POST /mcp`.
+        request.extensions_mut().insert(crate::api::Precharged);
         let response = match self.rest.clone().oneshot(request).await {
             Ok(r) => r,
             Err(never) => match never {},
@@ -101,10 +103,19 @@ impl Remote {
                 "--base-url {base:?}: must be an http:// or https:// URL"
             ));
         }
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(format!(
+                "--base-url {base:?}: must not have a query or fragment"
+            ));
+        }
         let base = base.strip_suffix("/api/v1").unwrap_or(base).to_owned();
         let client = reqwest::Client::builder()
             .user_agent(concat!("undertone-mcp/", env!("CARGO_PKG_VERSION")))
-            .timeout(std::time::Duration::from_secs(60))
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .timeout(std::time::Duration::from_secs(300))
+            // A redirect would drop the key (across schemes) or turn a POST into a GET:
+            // refuse it and name the URL to use instead.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("could not start the HTTP client: {e}"))?;
         Ok(Self {
@@ -131,18 +142,37 @@ impl Backend for Remote {
         let url = format!("{}/api/v1{path}", self.base);
         let mut request = self
             .client
-            .request(method, &url)
+            .request(method.clone(), &url)
             .header(header::AUTHORIZATION, &self.authorization);
         if let Some(body) = body {
             request = request
                 .header(header::CONTENT_TYPE, "application/json")
                 .body(body);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| format!("could not reach the Undertone API at {}: {e}", self.base))?;
+        let is_write = method == Method::POST;
+        let response = request.send().await.map_err(|e| {
+            let mut message = format!("could not reach the Undertone API at {}: {e}", self.base);
+            if is_write && !e.is_connect() {
+                message.push_str(
+                    "; the request may have been stored before the connection failed: check \
+                     (e.g. get_session) before sending it again",
+                );
+            }
+            message
+        })?;
         let status = response.status().as_u16();
+        if response.status().is_redirection() {
+            let to = response
+                .headers()
+                .get(header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("?");
+            return Err(format!(
+                "the Undertone API at {} redirects (HTTP {status}) to {to}: pass the final \
+                 URL as --base-url",
+                self.base
+            ));
+        }
         let retry_after = retry_after(response.headers());
         let body = response
             .bytes()

@@ -15,13 +15,13 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio::sync::Semaphore;
 
 use super::backend::{Backend, InProcess};
 use super::tools::{self, Access, TOOLS, ToolError};
+use crate::api::Caller;
 use crate::api::error::Code;
-use crate::api::{AppState, Caller};
 use crate::keys::Scope;
-use crate::limits::{self, Decision};
 
 /// What the server tells a client about itself at initialisation.
 const INSTRUCTIONS: &str = "Undertone scores the human side of AI conversations: for every \
@@ -30,19 +30,19 @@ risk, escalation friction and comprehension gap, each with a band (healthy, watc
 and evidence. Typical flow: ingest_conversation (read-write key) -> get_session until \
 status is complete -> explain_score for a flagged turn. score_conversation scores without \
 storing. start_drift/get_drift compare two periods; get_health_report reads a \
-deployment's weekly report. Every tool answers JSON, key numbers first; an error is \
-{\"error\": {\"code\", \"message\"}} with the REST API's codes. Each tool call counts as \
-one request against the key's rate limits.";
+deployment's weekly report. Every tool answers JSON (summaries key numbers first); an \
+error is {\"error\": {\"code\", \"message\"}} with the REST API's codes. On the hosted \
+endpoint every MCP message counts as one request against the key's rate limits.";
 
 /// Where calls go and with which scope.
 #[derive(Clone)]
 enum Mode {
     /// The server's own `/mcp` endpoint: each HTTP request carries its key.
     Hosted {
-        /// For charging `score_conversation`, which makes no REST call.
-        state: AppState,
         /// The REST router tool calls go through.
         rest: Router,
+        /// Permits for `score_conversation`, which scores in this process.
+        scoring: Arc<Semaphore>,
     },
     /// `undertone mcp`: one key, checked at start, and a remote REST API.
     Remote {
@@ -61,15 +61,22 @@ pub struct Undertone {
 struct Call {
     backend: Arc<dyn Backend>,
     scope: Scope,
-    /// The key and state to charge a call that makes no REST request (hosted only).
-    charge: Option<(AppState, Caller)>,
+    /// Permits for local scoring on a shared server (hosted only; `undertone mcp`
+    /// scores on the agent's own machine).
+    scoring: Option<Arc<Semaphore>>,
 }
 
 impl Undertone {
     /// The handler of the hosted endpoint; tool calls go through `rest`.
-    pub fn hosted(state: AppState, rest: Router) -> Self {
+    pub fn hosted(rest: Router) -> Self {
+        // As many scores at once as there are cores: more would only queue for CPU
+        // while holding memory.
+        let permits = std::thread::available_parallelism().map_or(2, usize::from);
         Self {
-            mode: Mode::Hosted { state, rest },
+            mode: Mode::Hosted {
+                rest,
+                scoring: Arc::new(Semaphore::new(permits)),
+            },
         }
     }
 
@@ -85,9 +92,9 @@ impl Undertone {
             Mode::Remote { backend, scope } => Ok(Call {
                 backend: backend.clone(),
                 scope: *scope,
-                charge: None,
+                scoring: None,
             }),
-            Mode::Hosted { state, rest } => {
+            Mode::Hosted { rest, scoring } => {
                 let parts = extensions.get::<Parts>().ok_or_else(|| {
                     ErrorData::internal_error("the HTTP request is not available", None)
                 })?;
@@ -105,7 +112,7 @@ impl Undertone {
                         authorization,
                     }),
                     scope: caller.key.scope,
-                    charge: Some((state.clone(), caller)),
+                    scoring: Some(scoring.clone()),
                 })
             }
         }
@@ -118,37 +125,6 @@ fn text_result(value: &Value, is_error: bool) -> CallToolResult {
         CallToolResult::error(content)
     } else {
         CallToolResult::success(content)
-    }
-}
-
-/// Counts a hosted `score_conversation` against the key's request windows, as the REST
-/// request it replaces would be.
-async fn charge(state: &AppState, caller: &Caller) -> Result<(), ToolError> {
-    let now = state.clock.now().timestamp();
-    let windows = limits::windows_for(&caller.key.plan, now, false);
-    match state.store.charge(&caller.key.id, &windows).await {
-        Ok(Decision::Allowed(_)) => Ok(()),
-        Ok(Decision::Refused(q)) => {
-            let wait = u64::try_from(q.reset - now).unwrap_or(1).max(1);
-            let mut e = ToolError::new(
-                Code::RateLimited,
-                format!(
-                    "rate limit reached: {} requests per window for this key; retry in {wait} s",
-                    q.limit
-                ),
-            );
-            if let Some(obj) = e.0.as_object_mut() {
-                obj.insert("retry_after_seconds".into(), wait.into());
-            }
-            Err(e)
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "charging an MCP call failed");
-            Err(ToolError::new(
-                Code::InternalError,
-                "the server failed to handle the request; it has been logged",
-            ))
-        }
     }
 }
 
@@ -170,19 +146,36 @@ async fn run_tool(
         ));
     }
     if spec.name == "score_conversation" {
-        if let Some((state, caller)) = &call.charge {
-            charge(state, caller).await?;
-        }
+        let permit = match &call.scoring {
+            Some(scoring) => match scoring.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => {
+                    let mut e = ToolError::new(
+                        Code::ServiceUnavailable,
+                        "every scoring slot of this server is busy: retry in a second, or \
+                         ingest_conversation to queue the work",
+                    );
+                    if let Some(obj) = e.0.as_object_mut() {
+                        obj.insert("retry_after_seconds".into(), 1.into());
+                    }
+                    return Err(e);
+                }
+            },
+            None => None,
+        };
         let args = args.clone();
-        return tokio::task::spawn_blocking(move || tools::score_locally(&args))
-            .await
-            .unwrap_or_else(|e| {
-                tracing::error!(error = %e, "local scoring panicked");
-                Err(ToolError::new(
-                    Code::InternalError,
-                    "scoring failed; it has been logged",
-                ))
-            });
+        return tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            tools::score_locally(&args)
+        })
+        .await
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "local scoring panicked");
+            Err(ToolError::new(
+                Code::InternalError,
+                "scoring failed; it has been logged",
+            ))
+        });
     }
     tools::call(spec, args, call.backend.as_ref()).await
 }
@@ -319,6 +312,10 @@ impl ServerHandler for Undertone {
             .into()),
             Err(e) if e.0["code"] == "NOT_FOUND" => Err(ErrorData::resource_not_found(
                 e.0["message"].as_str().unwrap_or("not found").to_owned(),
+                Some(e.envelope()),
+            )),
+            Err(e) if e.0["code"] == "VALIDATION_ERROR" => Err(ErrorData::invalid_params(
+                e.0["message"].as_str().unwrap_or("invalid").to_owned(),
                 Some(e.envelope()),
             )),
             Err(e) => Err(ErrorData::internal_error(

@@ -28,11 +28,14 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::api::{AppState, Caller, MAX_BODY_BYTES};
 use crate::keys::Scope;
+use crate::limits::{self, Decision};
 pub use backend::{Backend, InProcess, Remote, Reply};
 pub use handler::Undertone;
 
-/// Room for the JSON-RPC envelope around a largest REST body.
-const ENVELOPE_ALLOWANCE: usize = 64 * 1024;
+/// Largest MCP message: a largest REST body written with every non-ASCII character
+/// escaped (`\uXXXX` makes CJK text twice and emoji three times as long), plus room
+/// for the JSON-RPC envelope. The REST call it makes is held to the REST limit.
+const MAX_MESSAGE_BYTES: usize = 3 * MAX_BODY_BYTES + 64 * 1024;
 
 /// `/mcp`: the streamable-HTTP MCP endpoint; tool calls go through `rest`.
 pub fn router(state: AppState, rest: Router) -> Router {
@@ -45,8 +48,8 @@ pub fn router(state: AppState, rest: Router) -> Router {
         .with_json_response(true)
         .with_sse_keep_alive(None)
         .disable_allowed_hosts()
-        .with_max_request_body_bytes(MAX_BODY_BYTES + ENVELOPE_ALLOWANCE);
-    let handler = Undertone::hosted(state.clone(), rest);
+        .with_max_request_body_bytes(MAX_MESSAGE_BYTES);
+    let handler = Undertone::hosted(rest);
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(NeverSessionManager::default()),
@@ -57,20 +60,34 @@ pub fn router(state: AppState, rest: Router) -> Router {
         .route_layer(middleware::from_fn_with_state(state, authenticate))
 }
 
-/// 401 with the error envelope unless the request carries a valid key; the key goes
-/// into the request for the handler. Nothing is charged here: each tool call is
-/// charged as the REST request it makes.
+/// 401 with the error envelope unless the request carries a valid key; then each
+/// `POST` (one MCP message) is counted against the key's request windows before its
+/// body is read, 429 with `Retry-After` when a window is full. The REST calls a tool
+/// makes are marked [`crate::api::Precharged`] and not counted again.
 async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    match crate::api::identify(&state, request.headers()).await {
-        Ok(key) => {
-            request.extensions_mut().insert(Caller {
-                key: Arc::new(key),
-                deferred: None,
-            });
-            next.run(request).await
+    let key = match crate::api::identify(&state, request.headers()).await {
+        Ok(key) => key,
+        Err(e) => return e.into_response(),
+    };
+    let mut quota = None;
+    if request.method() == Method::POST {
+        let now = state.clock.now().timestamp();
+        let windows = limits::windows_for(&key.plan, now, false);
+        match state.store.charge(&key.id, &windows).await {
+            Ok(Decision::Allowed(q)) => quota = Some(q),
+            Ok(Decision::Refused(q)) => return crate::api::rate_limited(&key, q, now, false),
+            Err(e) => return crate::api::error::ApiError::from(e).into_response(),
         }
-        Err(e) => e.into_response(),
     }
+    request.extensions_mut().insert(Caller {
+        key: Arc::new(key),
+        deferred: None,
+    });
+    let mut response = next.run(request).await;
+    if let Some(q) = quota {
+        crate::api::set_quota(response.headers_mut(), q);
+    }
+    response
 }
 
 /// Why `undertone mcp` could not start or stopped.
@@ -95,12 +112,16 @@ pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError
     let key = tools::rest(&remote, Method::GET, "/key", None)
         .await
         .map_err(|e| {
-            StdioError::Api(format!(
-                "{} refused the key ({}): {}",
-                remote.base(),
-                e.0["code"].as_str().unwrap_or("error"),
-                e.0["message"].as_str().unwrap_or("")
-            ))
+            let code = e.0["code"].as_str().unwrap_or("");
+            let message = e.0["message"].as_str().unwrap_or("");
+            StdioError::Api(match code {
+                "SERVICE_UNAVAILABLE" => message.to_owned(),
+                "NOT_FOUND" => format!(
+                    "{} has no GET /api/v1/key: is it an Undertone server of this version?",
+                    remote.base()
+                ),
+                _ => format!("{} refused the key ({code}): {message}", remote.base()),
+            })
         })?;
     let scope = key["scope"]
         .as_str()

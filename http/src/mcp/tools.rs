@@ -51,8 +51,9 @@ pub const TOOLS: &[Spec] = &[
             trust_calibration is higher-is-better, every other dimension higher-is-worse), \
             the key finding, one recommendation, and `flagged_turns` (the turns outside the \
             healthy band, worst first; pass an event_index to explain_score for its \
-            evidence). view `condensed` adds request-level evidence; view `full` returns \
-            every conversation and turn (large).",
+            evidence). view `condensed` returns the REST condensed view instead \
+            (request-level scores with their evidence); view `full` the REST session \
+            object with every conversation and turn (large).",
         schema: schema_of::<GetSession>,
     },
     Spec {
@@ -178,7 +179,8 @@ impl Spec {
                 .read_only(false)
                 .destructive(false)
                 .idempotent(false)
-                .open_world(false),
+                // An ingest's `webhook_url` makes the server call out.
+                .open_world(self.name == "ingest_conversation"),
         };
         Tool::new(self.name, self.description, Arc::new((self.schema)())).annotate(annotations)
     }
@@ -414,22 +416,42 @@ pub async fn rest(
         .send(method, path, body)
         .await
         .map_err(|message| ToolError::new(Code::ServiceUnavailable, message))?;
-    let value: Value = serde_json::from_slice(&reply.body).map_err(|_| {
-        ToolError::new(
-            Code::InternalError,
-            format!(
-                "the API answered {} with a body that is not JSON",
-                reply.status
-            ),
-        )
-    })?;
+    let parsed: Option<Value> = serde_json::from_slice(&reply.body).ok();
     if (200..300).contains(&reply.status) {
-        return Ok(value);
+        return parsed.ok_or_else(|| {
+            ToolError::new(
+                Code::InternalError,
+                format!(
+                    "the API answered {} with a body that is not JSON",
+                    reply.status
+                ),
+            )
+        });
     }
-    let mut error = match value.get("error") {
+    let mut error = match parsed.as_ref().and_then(|v| v.get("error")) {
         Some(Value::Object(e)) => Value::Object(e.clone()),
-        _ => json!({"code": "INTERNAL_ERROR",
-            "message": format!("the API answered {} without an error envelope", reply.status)}),
+        // Not the API's envelope (a proxy's page, a plain-text 413): the status says
+        // what happened.
+        _ => {
+            let code = match reply.status {
+                400 | 413 => Code::ValidationError,
+                401 => Code::Unauthorized,
+                403 => Code::Forbidden,
+                404 => Code::NotFound,
+                429 => Code::RateLimited,
+                502..=504 => Code::ServiceUnavailable,
+                _ => Code::InternalError,
+            };
+            ToolError::new(
+                code,
+                format!(
+                    "the API (or a proxy in front of it) answered HTTP {} without an error \
+                     envelope",
+                    reply.status
+                ),
+            )
+            .0
+        }
     };
     if let (Some(s), Some(e)) = (reply.retry_after, error.as_object_mut()) {
         e.insert("retry_after_seconds".into(), json!(s));
@@ -472,14 +494,8 @@ pub async fn health_report(
         None => {
             let path = format!("/deployments/{deployment}/health-reports");
             let list = rest(backend, Method::GET, &path, None).await?;
-            let newest = list["data"].as_array().and_then(|d| {
-                d.iter()
-                    .max_by(|a, b| {
-                        let at = |v: &Value| v["created_at"].as_str().unwrap_or("").to_owned();
-                        at(a).cmp(&at(b))
-                    })
-                    .cloned()
-            });
+            // The API lists reports newest first.
+            let newest = list["data"].as_array().and_then(|d| d.first()).cloned();
             newest.ok_or_else(|| {
                 ToolError::new(
                     Code::NotFound,
@@ -666,6 +682,16 @@ pub async fn call(
 async fn explain(backend: &dyn Backend, a: &ExplainScore) -> Result<Value, ToolError> {
     let session = full_session(backend, &a.session_id).await?;
     let status = session["status"].as_str().unwrap_or("");
+    if status == "failed" {
+        return Err(ToolError::new(
+            Code::Conflict,
+            format!(
+                "session {} failed, so it has no scores to explain: {}",
+                a.session_id,
+                session["error"].as_str().unwrap_or("no reason recorded")
+            ),
+        ));
+    }
     if status != "complete" {
         return Err(ToolError::new(
             Code::Conflict,

@@ -111,17 +111,17 @@ async fn a_read_only_key_lists_and_calls_only_read_tools() {
 }
 
 #[tokio::test]
-async fn tool_calls_count_against_the_key_and_a_full_window_is_rate_limited() {
+async fn each_mcp_message_counts_once_and_a_full_window_is_429_before_the_body_is_read() {
     let svc = Service::new().await;
     let plan = Plan {
-        per_hour: 3,
+        per_hour: 4,
         ..Plan::default()
     };
     let (_, key) = svc.issue("org-a", Scope::ReadWrite, plan).await;
-    // Listing tools is free; each call is one request, local scoring included.
-    for _ in 0..3 {
-        result(&svc, &key, "tools/list", json!({})).await;
-    }
+    // Four messages; the REST calls the tools make are not counted again.
+    let listed = rpc(&svc, Some(&key), "tools/list", json!({})).await;
+    assert_eq!(listed.status, StatusCode::OK, "{listed:?}");
+    assert_eq!(listed.int("x-ratelimit-remaining"), 3);
     let (e, accepted) = tool(&svc, &key, "ingest_conversation", refund()).await;
     assert!(!e, "{accepted}");
     assert_eq!(accepted["status"], "received");
@@ -129,20 +129,41 @@ async fn tool_calls_count_against_the_key_and_a_full_window_is_rate_limited() {
     let (e, scored) = tool(&svc, &key, "score_conversation", refund()).await;
     assert!(!e, "{scored}");
     assert_eq!(scored["status"], "scored");
-    let (e, _) = tool(&svc, &key, "list_webhooks", json!({})).await;
-    assert!(!e);
-    for name in ["list_webhooks", "score_conversation"] {
-        let args = if name == "list_webhooks" {
-            json!({})
-        } else {
-            refund()
-        };
-        let (e, body) = tool(&svc, &key, name, args).await;
-        assert!(e, "{name}: {body}");
-        assert_eq!(body["error"]["code"], "RATE_LIMITED", "{name}");
-        let wait = HOUR_END - 1_795_000_000;
-        assert_eq!(body["error"]["retry_after_seconds"], wait, "{name}");
-    }
+    let (e, hooks) = tool(&svc, &key, "list_webhooks", json!({})).await;
+    assert!(!e, "{hooks}");
+    assert_eq!(hooks, json!({"data": []}));
+
+    let refused = rpc(
+        &svc,
+        Some(&key),
+        "tools/call",
+        json!({"name": "list_webhooks"}),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS, "{refused:?}");
+    assert_eq!(refused.json()["error"]["code"], "RATE_LIMITED");
+    assert_eq!(refused.int("retry-after"), HOUR_END - 1_795_000_000);
+    assert_eq!(refused.int("x-ratelimit-remaining"), 0);
+}
+
+#[tokio::test]
+async fn start_drift_over_mcp_counts_against_the_drift_window() {
+    let svc = Service::new().await;
+    let plan = Plan {
+        drift_per_hour: 1,
+        ..Plan::default()
+    };
+    let (_, key) = svc.issue("org-a", Scope::ReadWrite, plan).await;
+    let (e, first) = tool(&svc, &key, "start_drift", super::drift_body()).await;
+    assert!(!e, "{first}");
+    assert_eq!(first["status"], "received");
+    let (e, second) = tool(&svc, &key, "start_drift", super::drift_body()).await;
+    assert!(e, "{second}");
+    assert_eq!(second["error"]["code"], "RATE_LIMITED");
+    assert_eq!(
+        second["error"]["retry_after_seconds"],
+        HOUR_END - 1_795_000_000
+    );
 }
 
 #[tokio::test]
