@@ -20,6 +20,7 @@
 //! ```
 
 pub mod assembly;
+pub mod connectors;
 pub mod drift;
 pub mod error;
 pub mod eval;

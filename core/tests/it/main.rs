@@ -1,6 +1,7 @@
 //! Integration tests of undertone-core, in one binary (fast to link).
 
 mod assembly_props;
+mod connectors;
 mod drift;
 mod golden;
 mod scoring;

@@ -99,3 +99,16 @@ pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, Strin
         format,
     })
 }
+
+/// The whole of `path` (`-` for standard input), without a size limit (an export is
+/// read locally). The error is one line for the user.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let fail = |e: io::Error| format!("cannot read {}: {e}", display_name(path));
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        io::stdin().read_to_end(&mut bytes).map_err(fail)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path).map_err(fail)
+    }
+}

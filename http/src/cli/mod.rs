@@ -2,6 +2,7 @@
 
 mod drift;
 mod eval;
+mod import;
 mod input;
 mod keys;
 mod mcp;
@@ -48,6 +49,11 @@ enum Command {
     /// standard output, or a table for reading in a terminal. No event-count limit:
     /// that is an API limit. Inputs over 100,000 events show progress on standard error.
     Score(score::ScoreArgs),
+    /// Convert an export (ChatGPT, Claude) into an ingest request.
+    ///
+    /// The request goes to standard output; items left out, with where and why, to
+    /// standard error (docs/connectors.md).
+    Import(import::ImportArgs),
     /// Measure the scores against labelled conversations (AUROC, Spearman, ECE).
     Eval(eval::EvalArgs),
     /// Score two periods (e.g. two model versions) and test each dimension for a
@@ -92,6 +98,7 @@ pub fn main() -> ExitCode {
         Command::Conversations(a) => (a, true),
         Command::Score(a) => return ExitCode::from(score::run(a)),
         Command::Eval(a) => return ExitCode::from(eval::run(a)),
+        Command::Import(a) => return ExitCode::from(import::run(a)),
         Command::Drift(a) => return ExitCode::from(drift::run(a)),
         Command::Serve(a) => return ExitCode::from(serve::run(a)),
         Command::Keys(a) => return ExitCode::from(keys::run(a)),

@@ -35,6 +35,10 @@ pub struct ScoreArgs {
     /// Input layout.
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     input_format: Format,
+    /// Read FILE as an export in this format (chatgpt, claude) and score what
+    /// `undertone import --from` makes of it.
+    #[arg(long)]
+    from: Option<String>,
     /// Print errors as the JSON error envelope on standard output.
     #[arg(long)]
     json: bool,
@@ -83,10 +87,37 @@ pub fn run(args: &ScoreArgs) -> u8 {
             View::Condensed => sdk::View::Condensed,
         },
     };
-    let Some(request) = load(&args.file, args.input_format, args.json, true, |source| {
-        sdk::score_request(source, &options)
-    }) else {
-        return INVALID;
+    let request = match &args.from {
+        Some(from) => {
+            let Some(imported) =
+                super::import::request(from, &args.file, args.deployment_id.as_deref(), args.json)
+            else {
+                return INVALID;
+            };
+            // The connector wrote the request: validate it as a file holding it would be.
+            let bytes = serde_json::to_vec(&imported).unwrap_or_default();
+            let name = super::input::display_name(&args.file);
+            let source = sdk::Source::new(&bytes).named(&name);
+            let options = ScoreOptions {
+                deployment_id: sdk::DeploymentId::default(),
+                ..options
+            };
+            match sdk::score_request(&source, &options) {
+                Ok(r) => r,
+                Err(e) => {
+                    super::report(&name, &e, args.json);
+                    return INVALID;
+                }
+            }
+        }
+        None => {
+            let Some(request) = load(&args.file, args.input_format, args.json, true, |source| {
+                sdk::score_request(source, &options)
+            }) else {
+                return INVALID;
+            };
+            request
+        }
     };
     let show_progress = request.events.len() > PROGRESS_ABOVE_EVENTS;
     let last_shown = AtomicUsize::new(0);

@@ -1,0 +1,256 @@
+//! Connectors: turn the files people already have (a ChatGPT or Claude export, …) into
+//! an ingest request. Pure functions over bytes: the command line, the server and
+//! every binding call the same code.
+//!
+//! Every connector:
+//! - writes `metadata.role` (`user` or `assistant`) on each event, so who is human is
+//!   never guessed, and `metadata.source` (the format) with the item's id;
+//! - reports every item it leaves out in [`Import::skipped`], with where and why
+//!   (partial input never becomes silently partial output);
+//! - fails with a [`crate::Error`] naming the file, the position and what was
+//!   expected when the input is not in the format at all.
+
+mod chatgpt;
+mod claude;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result, Violation};
+use crate::schema::format_utc;
+
+/// An input file: its name (for error messages) and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct File<'a> {
+    /// The name errors use, e.g. `conversations.json`.
+    pub name: &'a str,
+    /// The contents.
+    pub bytes: &'a [u8],
+}
+
+/// The formats a connector reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// ChatGPT's data export, `conversations.json`.
+    ChatGpt,
+    /// Claude's data export, `conversations.json`.
+    Claude,
+}
+
+impl Format {
+    /// Every format's name, as the command line and the bindings spell it.
+    pub const NAMES: [&'static str; 2] = ["chatgpt", "claude"];
+
+    /// Parses a format name; the error names `path`.
+    pub fn parse(name: &str, path: &str) -> Result<Self> {
+        match name {
+            "chatgpt" => Ok(Self::ChatGpt),
+            "claude" => Ok(Self::Claude),
+            other => Err(Error::Validation(vec![Violation::new(
+                path,
+                format!("must be one of {}; got {other:?}", Self::NAMES.join(", ")),
+            )])),
+        }
+    }
+
+    /// The format's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ChatGpt => "chatgpt",
+            Self::Claude => "claude",
+        }
+    }
+}
+
+/// An item a connector left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// Where: the file and the position in it, e.g. `conversations.json[0].mapping.n3`.
+    pub at: String,
+    /// Why, e.g. `no text (an image only)`.
+    pub reason: String,
+}
+
+/// What a connector produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The ingest request `{deployment_id, events}` (events in conversation order).
+    pub request: Value,
+    /// Items left out, in input order.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Import {
+    /// `{request, skipped}` as JSON, the shape the bindings return.
+    pub fn to_json(&self) -> Value {
+        json!({"request": self.request, "skipped": self.skipped})
+    }
+}
+
+/// Reads `files` in `format` into an ingest request for `deployment_id` (the format's
+/// name when `None`). Fails when nothing in the input is an event.
+pub fn import(format: Format, files: &[File<'_>], deployment_id: Option<&str>) -> Result<Import> {
+    let mut out = Collected::default();
+    for file in files {
+        match format {
+            Format::ChatGpt => chatgpt::read(file, &mut out)?,
+            Format::Claude => claude::read(file, &mut out)?,
+        }
+    }
+    let deployment_id = deployment_id.unwrap_or(format.name());
+    crate::validate::identifier(deployment_id, "deployment_id")?;
+    if out.events.is_empty() {
+        let names: Vec<&str> = files.iter().map(|f| f.name).collect();
+        let mut message = format!(
+            "no {} conversation with a text message was found",
+            format.name()
+        );
+        if !out.skipped.is_empty() {
+            message.push_str(&format!(
+                "; {} items were left out, first: {}: {}",
+                out.skipped.len(),
+                out.skipped[0].at,
+                out.skipped[0].reason
+            ));
+        }
+        return Err(invalid(&names.join(", "), message));
+    }
+    Ok(Import {
+        request: json!({"deployment_id": deployment_id, "events": out.events}),
+        skipped: out.skipped,
+    })
+}
+
+/// Events and skipped items gathered across files.
+#[derive(Debug, Default)]
+struct Collected {
+    events: Vec<Value>,
+    skipped: Vec<Skipped>,
+}
+
+impl Collected {
+    fn skip(&mut self, at: impl Into<String>, reason: impl Into<String>) {
+        self.skipped.push(Skipped {
+            at: at.into(),
+            reason: reason.into(),
+        });
+    }
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// One message, about to become an event.
+struct Message<'a> {
+    role: Role,
+    actor_id: String,
+    content: String,
+    timestamp: DateTime<Utc>,
+    conversation_id: &'a str,
+    /// Written into `metadata` beside `role` and `source`.
+    extra: Map<String, Value>,
+}
+
+fn event(source: Format, m: Message<'_>) -> Value {
+    let mut metadata = Map::new();
+    metadata.insert("role".into(), json!(m.role.as_str()));
+    metadata.insert("source".into(), json!(source.name()));
+    metadata.extend(m.extra);
+    json!({
+        "actor_id": m.actor_id,
+        "content": m.content,
+        "timestamp": format_utc(&m.timestamp),
+        "conversation_id": m.conversation_id,
+        "metadata": metadata,
+    })
+}
+
+fn invalid(at: &str, message: impl Into<String>) -> Error {
+    Error::Validation(vec![Violation::new(at, message)])
+}
+
+/// The file parsed as JSON, or an error naming it and the position of the fault.
+fn parse_json(file: &File<'_>) -> Result<Value> {
+    serde_json::from_slice(file.bytes).map_err(|e| {
+        invalid(
+            file.name,
+            format!(
+                "is not JSON: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        )
+    })
+}
+
+/// What a JSON value is, for "expected …, got …" messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Seconds since the epoch (as ChatGPT writes them, with a fraction) as a time.
+fn epoch_seconds(v: &Value) -> Option<DateTime<Utc>> {
+    let s = v.as_f64().filter(|s| s.is_finite() && *s >= 0.0)?;
+    let millis = (s * 1000.0).round();
+    if millis > 253_402_300_799_000.0 {
+        return None;
+    }
+    DateTime::from_timestamp_millis(millis as i64)
+}
+
+/// An RFC 3339 time (with an offset) as UTC.
+fn rfc3339(v: &Value) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(v.as_str()?)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Text with surrounding whitespace trimmed; `None` when nothing is left.
+fn text(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip() {
+        for name in Format::NAMES {
+            assert_eq!(Format::parse(name, "from").unwrap().name(), name);
+        }
+        let e = Format::parse("zip", "--from").unwrap_err();
+        assert_eq!(e.violations()[0].path, "--from");
+    }
+
+    #[test]
+    fn epoch_seconds_keep_milliseconds_and_refuse_nonsense() {
+        let t = epoch_seconds(&json!(1_700_000_000.123_4)).unwrap();
+        assert_eq!(format_utc(&t), "2023-11-14T22:13:20.123Z");
+        assert!(epoch_seconds(&json!(-1)).is_none());
+        assert!(epoch_seconds(&json!("1700000000")).is_none());
+        assert!(epoch_seconds(&json!(1e300)).is_none());
+    }
+}
