@@ -11,36 +11,26 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Collected, File, Format, Message, Role, epoch_seconds, event, invalid, kind, parse_json, text,
+    Collected, File, Format, Message, Role, epoch_seconds, event, for_each_conversation, invalid,
+    text,
 };
 use crate::error::Result;
+use crate::validate::type_name;
 
 /// Longest branch followed; a longer one (or a cycle) is refused as malformed.
 const MAX_DEPTH: usize = 100_000;
 
 pub(super) fn read(file: &File<'_>, out: &mut Collected) -> Result<()> {
-    let doc = parse_json(file)?;
-    let conversations = doc.as_array().ok_or_else(|| {
-        invalid(
-            file.name,
-            format!(
-                "expected ChatGPT's conversations.json (an array of conversations), got {}",
-                kind(&doc)
-            ),
-        )
-    })?;
-    for (i, conversation) in conversations.iter().enumerate() {
-        let at = format!("{}[{i}]", file.name);
-        conversation_events(conversation, &at, out)?;
-    }
-    Ok(())
+    for_each_conversation(file, "ChatGPT's conversations.json", |c, at| {
+        conversation_events(c, at, out)
+    })
 }
 
 fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
     let Some(c) = c.as_object() else {
         return Err(invalid(
             at,
-            format!("expected a conversation object, got {}", kind(c)),
+            format!("expected a conversation object, got {}", type_name(c)),
         ));
     };
     let mapping = match c.get("mapping") {
@@ -48,7 +38,10 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
         Some(other) => {
             return Err(invalid(
                 &format!("{at}.mapping"),
-                format!("expected an object of message nodes, got {}", kind(other)),
+                format!(
+                    "expected an object of message nodes, got {}",
+                    type_name(other)
+                ),
             ));
         }
         None => {

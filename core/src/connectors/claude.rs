@@ -9,34 +9,21 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{
-    Collected, File, Format, Message, Role, event, invalid, kind, parse_json, rfc3339, text,
-};
+use super::{Collected, File, Format, Message, Role, event, for_each_conversation, invalid, text};
 use crate::error::Result;
+use crate::validate::{parse_timestamp, type_name};
 
 pub(super) fn read(file: &File<'_>, out: &mut Collected) -> Result<()> {
-    let doc = parse_json(file)?;
-    let conversations = doc.as_array().ok_or_else(|| {
-        invalid(
-            file.name,
-            format!(
-                "expected Claude's conversations.json (an array of conversations), got {}",
-                kind(&doc)
-            ),
-        )
-    })?;
-    for (i, conversation) in conversations.iter().enumerate() {
-        let at = format!("{}[{i}]", file.name);
-        conversation_events(conversation, &at, out)?;
-    }
-    Ok(())
+    for_each_conversation(file, "Claude's conversations.json", |c, at| {
+        conversation_events(c, at, out)
+    })
 }
 
 fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
     let Some(c) = c.as_object() else {
         return Err(invalid(
             at,
-            format!("expected a conversation object, got {}", kind(c)),
+            format!("expected a conversation object, got {}", type_name(c)),
         ));
     };
     let messages = match c.get("chat_messages") {
@@ -44,7 +31,7 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
         Some(other) => {
             return Err(invalid(
                 &format!("{at}.chat_messages"),
-                format!("expected an array of messages, got {}", kind(other)),
+                format!("expected an array of messages, got {}", type_name(other)),
             ));
         }
         None => {
@@ -94,9 +81,17 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
             out.skip(m_at, what);
             continue;
         };
-        let Some(timestamp) = m.get("created_at").and_then(rfc3339) else {
-            out.skip(m_at, "no readable created_at (expected RFC 3339)");
-            continue;
+        // The input contract's own reading of a time, so what is kept is valid.
+        let timestamp = match m["created_at"].as_str().map(parse_timestamp) {
+            Some(Ok(t)) => t,
+            Some(Err(why)) => {
+                out.skip(m_at, format!("created_at: {why}"));
+                continue;
+            }
+            None => {
+                out.skip(m_at, "no created_at");
+                continue;
+            }
         };
         let mut extra = Map::new();
         if let Some(uuid) = m["uuid"].as_str() {

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result, Violation};
 use crate::schema::format_utc;
+use crate::validate::type_name;
 
 /// An input file: its name (for error messages) and its bytes.
 #[derive(Debug, Clone, Copy)]
@@ -197,16 +198,28 @@ fn parse_json(file: &File<'_>) -> Result<Value> {
     })
 }
 
-/// What a JSON value is, for "expected …, got …" messages.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+/// Calls `each` with every conversation of an export whose top level is an array of
+/// conversations (`what` names the export in the error when it is not), and the
+/// conversation's position, e.g. `conversations.json[3]`.
+fn for_each_conversation(
+    file: &File<'_>,
+    what: &str,
+    mut each: impl FnMut(&Value, &str) -> Result<()>,
+) -> Result<()> {
+    let doc = parse_json(file)?;
+    let conversations = doc.as_array().ok_or_else(|| {
+        invalid(
+            file.name,
+            format!(
+                "expected {what} (an array of conversations), got {}",
+                type_name(&doc)
+            ),
+        )
+    })?;
+    for (i, conversation) in conversations.iter().enumerate() {
+        each(conversation, &format!("{}[{i}]", file.name))?;
     }
+    Ok(())
 }
 
 /// Seconds since the epoch (as ChatGPT writes them, with a fraction) as a time.
@@ -217,13 +230,6 @@ fn epoch_seconds(v: &Value) -> Option<DateTime<Utc>> {
         return None;
     }
     DateTime::from_timestamp_millis(millis as i64)
-}
-
-/// An RFC 3339 time (with an offset) as UTC.
-fn rfc3339(v: &Value) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(v.as_str()?)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
 }
 
 /// Text with surrounding whitespace trimmed; `None` when nothing is left.

@@ -451,44 +451,45 @@ pub(crate) fn check_content(c: &mut Collector, mut raw: String, path: Path<'_>) 
 
 /// Parses an RFC 3339 timestamp with an offset and normalises it to UTC.
 pub(crate) fn check_timestamp(c: &mut Collector, s: &str, path: Path<'_>) -> Option<DateTime<Utc>> {
+    parse_timestamp(s)
+        .map_err(|message| c.push(path, message))
+        .ok()
+}
+
+/// An RFC 3339 timestamp with an offset, in UTC; the error says what is wrong with it.
+pub(crate) fn parse_timestamp(s: &str) -> Result<DateTime<Utc>, String> {
     match DateTime::parse_from_rfc3339(s) {
         Ok(t) => {
             let t = t.with_timezone(&Utc);
             // chrono accepts :60 at any minute; a leap second only exists at 23:59:60 UTC.
             let bad_leap = t.nanosecond() >= 1_000_000_000 && (t.hour(), t.minute()) != (23, 59);
             if bad_leap {
-                c.push(path, format!("{} is not a real date and time", quote(s)));
-                None
+                Err(format!("{} is not a real date and time", quote(s)))
             } else if !(0..=9999).contains(&t.year()) {
-                c.push(
-                    path,
-                    format!("{} falls outside the years 0000 to 9999 in UTC", quote(s)),
-                );
-                None
+                Err(format!(
+                    "{} falls outside the years 0000 to 9999 in UTC",
+                    quote(s)
+                ))
             } else {
-                Some(t)
+                Ok(t)
             }
         }
-        Err(e) => {
-            let message = if is_naive(s) {
-                format!(
-                    "{} has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z",
-                    quote(s)
-                )
-            } else if matches!(
-                e.kind(),
-                ParseErrorKind::OutOfRange | ParseErrorKind::Impossible
-            ) {
-                format!("{} is not a real date and time", quote(s))
-            } else {
-                format!(
-                    "must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got {}",
-                    quote(s)
-                )
-            };
-            c.push(path, message);
-            None
-        }
+        Err(e) => Err(if is_naive(s) {
+            format!(
+                "{} has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z",
+                quote(s)
+            )
+        } else if matches!(
+            e.kind(),
+            ParseErrorKind::OutOfRange | ParseErrorKind::Impossible
+        ) {
+            format!("{} is not a real date and time", quote(s))
+        } else {
+            format!(
+                "must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got {}",
+                quote(s)
+            )
+        }),
     }
 }
 

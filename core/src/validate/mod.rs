@@ -7,6 +7,7 @@ pub mod address;
 mod fields;
 
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
+pub(crate) use fields::{parse_timestamp, type_name};
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -22,7 +23,7 @@ use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits
 use fields::{
     Collector, Input, Path, ROOT, as_str, check_content, check_conversation_id, check_id,
     check_metadata, check_timestamp, count_message, optional, optional_checked, optional_id, quote,
-    required, required_id, split_fields, string, type_name, unknown_field,
+    required, required_id, split_fields, string, unknown_field,
 };
 
 /// Fields an event may carry.

@@ -106,7 +106,8 @@ fn claude_keeps_content_blocks_and_attachment_names() {
         out["skipped"],
         json!([
             {"at": "conversations.json[0].chat_messages[2]", "reason": "no text (attachments only)"},
-            {"at": "conversations.json[1].chat_messages[2]", "reason": "no readable created_at (expected RFC 3339)"}
+            {"at": "conversations.json[1].chat_messages[2]", "reason":
+                "created_at: must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got \"not a time\""}
         ])
     );
 }
@@ -147,7 +148,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
             Format::ChatGpt,
             "{}",
             "x.json",
-            "expected ChatGPT's conversations.json (an array of conversations), got an object",
+            "expected ChatGPT's conversations.json (an array of conversations), got object",
         ),
         (
             Format::ChatGpt,
@@ -159,7 +160,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
             Format::ChatGpt,
             "[{\"mapping\": [], \"title\": \"t\"}]",
             "x.json[0].mapping",
-            "expected an object of message nodes, got an array",
+            "expected an object of message nodes, got array",
         ),
         (
             Format::ChatGpt,
@@ -171,7 +172,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
             Format::Claude,
             "[{\"chat_messages\": {}}]",
             "x.json[0].chat_messages",
-            "expected an array of messages, got an object",
+            "expected an array of messages, got object",
         ),
         (
             Format::Claude,

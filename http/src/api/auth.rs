@@ -92,10 +92,9 @@ pub async fn authenticate(
             ),
         }
     } else {
-        match state.store.charge(&key.id, &windows).await {
-            Ok(Decision::Allowed(q)) => (q, None),
-            Ok(Decision::Refused(q)) => return rate_limited(&key, q, now, false),
-            Err(e) => return ApiError::from(e).into_response(),
+        match charge(&state, &key, &windows, now).await {
+            Ok(q) => (q, None),
+            Err(refused) => return refused,
         }
     };
     request.extensions_mut().insert(Caller {
@@ -112,8 +111,23 @@ pub async fn authenticate(
     response
 }
 
+/// Counts one request of `key` against `windows`: the quota for the headers, or the
+/// answer that refuses it (429, or 500 when the database fails).
+pub(crate) async fn charge(
+    state: &AppState,
+    key: &KeyRecord,
+    windows: &[Window],
+    now: i64,
+) -> Result<Quota, Response> {
+    match state.store.charge(&key.id, windows).await {
+        Ok(Decision::Allowed(q)) => Ok(q),
+        Ok(Decision::Refused(q)) => Err(rate_limited(key, q, now, false)),
+        Err(e) => Err(ApiError::from(e).into_response()),
+    }
+}
+
 /// 429 for the window that refused, with `Retry-After` and the rate-limit headers.
-pub(crate) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) -> Response {
+pub(super) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) -> Response {
     let wait = u64::try_from(q.reset - now).unwrap_or(1);
     let what = if is_drift && q.limit == key.plan.drift_per_hour {
         "drift sessions"

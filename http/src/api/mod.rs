@@ -33,7 +33,7 @@ use crate::store::Store;
 use crate::webhooks::resolver::SafeResolver;
 pub use auth::Caller;
 pub use auth::Precharged;
-pub(crate) use auth::{identify, rate_limited, set_quota};
+pub(crate) use auth::{charge, identify, set_quota};
 use error::{ApiError, Code};
 
 /// Largest request body accepted (DESIGN.md §2).

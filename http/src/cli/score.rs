@@ -94,18 +94,16 @@ pub fn run(args: &ScoreArgs) -> u8 {
             else {
                 return INVALID;
             };
-            // The connector wrote the request: validate it as a file holding it would be.
-            let bytes = serde_json::to_vec(&imported).unwrap_or_default();
-            let name = super::input::display_name(&args.file);
-            let source = sdk::Source::new(&bytes).named(&name);
-            let options = ScoreOptions {
-                deployment_id: sdk::DeploymentId::default(),
-                ..options
-            };
-            match sdk::score_request(&source, &options) {
-                Ok(r) => r,
+            // The connector wrote the request: validate it as local scoring does a file.
+            match undertone_core::validate::ingest_request(&imported, &sdk::LOCAL) {
+                Ok(mut r) => {
+                    if let Some(p) = options.pipeline {
+                        r.pipeline = p;
+                    }
+                    r
+                }
                 Err(e) => {
-                    super::report(&name, &e, args.json);
+                    super::report(&super::input::display_name(&args.file), &e, args.json);
                     return INVALID;
                 }
             }

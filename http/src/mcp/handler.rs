@@ -150,15 +150,12 @@ async fn run_tool(
             Some(scoring) => match scoring.clone().try_acquire_owned() {
                 Ok(permit) => Some(permit),
                 Err(_) => {
-                    let mut e = ToolError::new(
+                    return Err(ToolError::new(
                         Code::ServiceUnavailable,
                         "every scoring slot of this server is busy: retry in a second, or \
                          ingest_conversation to queue the work",
-                    );
-                    if let Some(obj) = e.0.as_object_mut() {
-                        obj.insert("retry_after_seconds".into(), 1.into());
-                    }
-                    return Err(e);
+                    )
+                    .retry_after(1));
                 }
             },
             None => None,

@@ -28,7 +28,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use crate::api::{AppState, Caller, MAX_BODY_BYTES};
 use crate::keys::Scope;
-use crate::limits::{self, Decision};
+use crate::limits;
 pub use backend::{Backend, InProcess, Remote, Reply};
 pub use handler::Undertone;
 
@@ -73,10 +73,9 @@ async fn authenticate(State(state): State<AppState>, mut request: Request, next:
     if request.method() == Method::POST {
         let now = state.clock.now().timestamp();
         let windows = limits::windows_for(&key.plan, now, false);
-        match state.store.charge(&key.id, &windows).await {
-            Ok(Decision::Allowed(q)) => quota = Some(q),
-            Ok(Decision::Refused(q)) => return crate::api::rate_limited(&key, q, now, false),
-            Err(e) => return crate::api::error::ApiError::from(e).into_response(),
+        match crate::api::charge(&state, &key, &windows, now).await {
+            Ok(q) => quota = Some(q),
+            Err(refused) => return refused,
         }
     }
     request.extensions_mut().insert(Caller {

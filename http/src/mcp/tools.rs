@@ -381,6 +381,14 @@ impl ToolError {
         ToolError(json!({"code": code, "message": message.into()}))
     }
 
+    /// Adds `retry_after_seconds`: when to try again.
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        if let Some(e) = self.0.as_object_mut() {
+            e.insert("retry_after_seconds".into(), json!(seconds));
+        }
+        self
+    }
+
     /// `{"error": {...}}`, as the tool result's text.
     pub fn envelope(&self) -> Value {
         json!({ "error": self.0 })
@@ -428,7 +436,7 @@ pub async fn rest(
             )
         });
     }
-    let mut error = match parsed.as_ref().and_then(|v| v.get("error")) {
+    let error = match parsed.as_ref().and_then(|v| v.get("error")) {
         Some(Value::Object(e)) => Value::Object(e.clone()),
         // Not the API's envelope (a proxy's page, a plain-text 413): the status says
         // what happened.
@@ -453,10 +461,11 @@ pub async fn rest(
             .0
         }
     };
-    if let (Some(s), Some(e)) = (reply.retry_after, error.as_object_mut()) {
-        e.insert("retry_after_seconds".into(), json!(s));
-    }
-    Err(ToolError(error))
+    let error = ToolError(error);
+    Err(match reply.retry_after {
+        Some(s) => error.retry_after(s),
+        None => error,
+    })
 }
 
 /// Reads a session in the REST full view.
@@ -540,18 +549,7 @@ pub fn score_locally(args: &JsonObject) -> Result<Value, ToolError> {
         unlimited: false,
     };
     let request = undertone_core::validate::ingest_request(&Value::Object(body), &options)
-        .map_err(|e| {
-            let details: Vec<Value> = e
-                .violations()
-                .iter()
-                .map(|v| json!({"path": v.path, "message": v.message}))
-                .collect();
-            let mut error = ToolError::new(Code::ValidationError, e.to_string());
-            if let Some(obj) = error.0.as_object_mut() {
-                obj.insert("details".into(), Value::Array(details));
-            }
-            error
-        })?;
+        .map_err(|e| ToolError(e.to_envelope()["error"].clone()))?;
     let result = undertone_core::score::score(&request);
     // `{pipeline, intelligence}`: exactly what a complete session's `full_output` holds.
     let output = serde_json::to_value(&result)
