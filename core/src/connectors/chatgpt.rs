@@ -129,7 +129,7 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
             Role::Assistant => "chatgpt:assistant".to_owned(),
         };
         out.events.push(event(
-            Format::ChatGpt,
+            Format::ChatGpt.name(),
             Message {
                 role,
                 actor_id,

@@ -108,7 +108,7 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
             Role::Assistant => "claude:assistant",
         };
         out.events.push(event(
-            Format::Claude,
+            Format::Claude.name(),
             Message {
                 role,
                 actor_id: actor_id.to_owned(),

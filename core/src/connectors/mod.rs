@@ -12,6 +12,13 @@
 
 mod chatgpt;
 mod claude;
+mod intercom;
+mod mapping;
+mod markup;
+mod slack;
+mod zendesk;
+
+pub use mapping::Mapping;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -31,35 +38,74 @@ pub struct File<'a> {
 }
 
 /// The formats a connector reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Format {
     /// ChatGPT's data export, `conversations.json`.
     ChatGpt,
     /// Claude's data export, `conversations.json`.
     Claude,
+    /// Zendesk tickets with their comments (Tickets and Ticket Comments API JSON).
+    Zendesk,
+    /// Intercom conversations with their `conversation_parts` (Conversations API JSON).
+    Intercom,
+    /// A Slack export: channel folders of daily JSON files.
+    Slack,
+    /// Any JSON or JSONL payload, read through a declarative [`Mapping`].
+    Mapping(Box<Mapping>),
 }
 
 impl Format {
     /// Every format's name, as the command line and the bindings spell it.
-    pub const NAMES: [&'static str; 2] = ["chatgpt", "claude"];
+    pub const NAMES: [&'static str; 6] = [
+        "chatgpt", "claude", "zendesk", "intercom", "slack", "mapping",
+    ];
 
-    /// Parses a format name; the error names `path`.
+    /// Parses a built-in format's name; the error names `path`. `mapping` needs its
+    /// mapping document: see [`Format::named`].
     pub fn parse(name: &str, path: &str) -> Result<Self> {
         match name {
             "chatgpt" => Ok(Self::ChatGpt),
             "claude" => Ok(Self::Claude),
-            other => Err(Error::Validation(vec![Violation::new(
+            "zendesk" => Ok(Self::Zendesk),
+            "intercom" => Ok(Self::Intercom),
+            "slack" => Ok(Self::Slack),
+            "mapping" => Err(invalid(
+                path,
+                "the mapping format needs its mapping document (a JSON file of JSON pointers)",
+            )),
+            other => Err(invalid(
                 path,
                 format!("must be one of {}; got {other:?}", Self::NAMES.join(", ")),
-            )])),
+            )),
+        }
+    }
+
+    /// The format called `name`, with `mapping` (a mapping document, JSON) for the
+    /// `mapping` format. A mapping given with another format is refused rather than
+    /// ignored. Errors name `path` (the format) or the mapping file.
+    pub fn named(name: &str, mapping: Option<&File<'_>>, path: &str) -> Result<Self> {
+        match (name, mapping) {
+            ("mapping", Some(file)) => Ok(Self::Mapping(Box::new(Mapping::parse(file)?))),
+            (_, None) => Self::parse(name, path),
+            (other, Some(file)) => {
+                Self::parse(other, path)?;
+                Err(invalid(
+                    file.name,
+                    format!("a mapping is only read with the mapping format, not {other}"),
+                ))
+            }
         }
     }
 
     /// The format's name.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
             Self::ChatGpt => "chatgpt",
             Self::Claude => "claude",
+            Self::Zendesk => "zendesk",
+            Self::Intercom => "intercom",
+            Self::Slack => "slack",
+            Self::Mapping(_) => "mapping",
         }
     }
 }
@@ -91,13 +137,19 @@ impl Import {
 
 /// Reads `files` in `format` into an ingest request for `deployment_id` (the format's
 /// name when `None`). Fails when nothing in the input is an event.
-pub fn import(format: Format, files: &[File<'_>], deployment_id: Option<&str>) -> Result<Import> {
+pub fn import(format: &Format, files: &[File<'_>], deployment_id: Option<&str>) -> Result<Import> {
     let mut out = Collected::default();
-    for file in files {
-        match format {
-            Format::ChatGpt => chatgpt::read(file, &mut out)?,
-            Format::Claude => claude::read(file, &mut out)?,
-        }
+    let each = |read: &dyn Fn(&File<'_>, &mut Collected) -> Result<()>, out: &mut Collected| {
+        files.iter().try_for_each(|file| read(file, out))
+    };
+    match format {
+        Format::ChatGpt => each(&chatgpt::read, &mut out)?,
+        Format::Claude => each(&claude::read, &mut out)?,
+        Format::Zendesk => each(&zendesk::read, &mut out)?,
+        Format::Intercom => each(&intercom::read, &mut out)?,
+        Format::Mapping(m) => each(&|file, out| m.read(file, out), &mut out)?,
+        // A Slack export is one whole: users and channels are read before messages.
+        Format::Slack => slack::read(files, &mut out)?,
     }
     let deployment_id = deployment_id.unwrap_or(format.name());
     crate::validate::identifier(deployment_id, "deployment_id")?;
@@ -166,10 +218,10 @@ struct Message<'a> {
     extra: Map<String, Value>,
 }
 
-fn event(source: Format, m: Message<'_>) -> Value {
+fn event(source: &str, m: Message<'_>) -> Value {
     let mut metadata = Map::new();
     metadata.insert("role".into(), json!(m.role.as_str()));
-    metadata.insert("source".into(), json!(source.name()));
+    metadata.insert("source".into(), json!(source));
     metadata.extend(m.extra);
     json!({
         "actor_id": m.actor_id,
@@ -186,16 +238,58 @@ fn invalid(at: &str, message: impl Into<String>) -> Error {
 
 /// The file parsed as JSON, or an error naming it and the position of the fault.
 fn parse_json(file: &File<'_>) -> Result<Value> {
-    serde_json::from_slice(file.bytes).map_err(|e| {
+    serde_json::from_slice(file.bytes).map_err(|e| not_json(file.name, &e))
+}
+
+/// The JSON documents of a file with where each is: the whole file when it is one
+/// JSON value, else one per non-empty line (JSON Lines: `name:LINE`). A file that is
+/// neither is the JSON error, or the first line that does not parse.
+fn documents(file: &File<'_>) -> Result<Vec<(String, Value)>> {
+    let whole = match serde_json::from_slice::<Value>(file.bytes) {
+        Ok(doc) => return Ok(vec![(file.name.to_owned(), doc)]),
+        Err(e) => e,
+    };
+    let text = std::str::from_utf8(file.bytes).map_err(|e| {
         invalid(
             file.name,
-            format!(
-                "is not JSON: {e} (line {}, column {})",
-                e.line(),
-                e.column()
-            ),
+            format!("is not UTF-8 text (byte {})", e.valid_up_to()),
         )
-    })
+    })?;
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    // JSON Lines only when there are lines and the first is a JSON value by itself.
+    let first_is_json = lines
+        .next()
+        .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
+    if !first_is_json || lines.next().is_none() {
+        return Err(not_json(file.name, &whole));
+    }
+    let mut docs = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let at = format!("{}:{}", file.name, i + 1);
+        let doc = serde_json::from_str(line).map_err(|e| {
+            invalid(
+                &at,
+                format!("is not JSON (JSON Lines: one value per line): {e}"),
+            )
+        })?;
+        docs.push((at, doc));
+    }
+    Ok(docs)
+}
+
+fn not_json(name: &str, e: &serde_json::Error) -> Error {
+    invalid(
+        name,
+        format!(
+            "is not JSON: {e} (line {}, column {})",
+            e.line(),
+            e.column()
+        ),
+    )
 }
 
 /// Calls `each` with every conversation of an export whose top level is an array of
@@ -244,9 +338,11 @@ mod tests {
 
     #[test]
     fn format_names_round_trip() {
-        for name in Format::NAMES {
-            assert_eq!(Format::parse(name, "from").unwrap().name(), name);
+        for name in Format::NAMES.iter().filter(|n| **n != "mapping") {
+            assert_eq!(Format::parse(name, "from").unwrap().name(), *name);
         }
+        let e = Format::parse("mapping", "--from").unwrap_err();
+        assert!(e.to_string().contains("needs its mapping document"), "{e}");
         let e = Format::parse("zip", "--from").unwrap_err();
         assert_eq!(e.violations()[0].path, "--from");
     }

@@ -8,6 +8,10 @@ use super::markers::{Category, Markers};
 use super::similarity::Bag;
 use super::text::Text;
 
+/// `metadata.responder` of an answering-side turn a person wrote (a helpdesk's human
+/// agent): the handoff a human asked for has happened.
+pub const HUMAN_AGENT: &str = "human_agent";
+
 /// What one AI turn did, as far as the person reading it is concerned.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct AiTurn {
@@ -182,7 +186,16 @@ pub fn conversation_signals(
                     && !prev.answered
                 {
                     prev.answered = true;
-                    prev.next_ai_offers_escalation = Some(markers.get(Category::AiEscalationOffer));
+                    // A reply a human agent wrote (`metadata.responder`, as the helpdesk
+                    // connectors mark it) is the person the human asked for.
+                    let by_person = turn.event.metadata.as_ref().is_some_and(|m| {
+                        m.get("responder").and_then(serde_json::Value::as_str) == Some(HUMAN_AGENT)
+                    });
+                    prev.next_ai_offers_escalation = Some(if by_person {
+                        1.0
+                    } else {
+                        markers.get(Category::AiEscalationOffer)
+                    });
                     prev.next_ai_failure = Some(failure);
                 }
                 failure_history = failure_history * 0.5 + failure;

@@ -10,34 +10,74 @@ use undertone_core::validate;
 
 use super::{read_json, root};
 
-fn fixture(format: Format) -> Vec<u8> {
-    let path = root()
-        .join("examples/connectors")
-        .join(format.name())
-        .join("conversations.json");
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+/// One golden case of tests/golden/connectors/cases.json: a format, its input files
+/// (names relative to examples/connectors/<format>/, which are also the names errors
+/// and skipped items use) and its mapping document. The Python, Node and wasm tests
+/// read the same cases and golden files.
+struct Case {
+    format: Format,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+fn cases() -> Vec<Case> {
+    let list = read_json(&root().join("tests/golden/connectors/cases.json"));
+    let read = |format: &str, name: &str| {
+        let path = root().join("examples/connectors").join(format).join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    list.as_array()
+        .expect("cases.json is an array")
+        .iter()
+        .map(|c| {
+            let name = c["format"].as_str().expect("format");
+            let mapping = c["mapping"].as_str().map(|m| (m, read(name, m)));
+            let mapping_file = mapping.as_ref().map(|(m, bytes)| File { name: m, bytes });
+            let format = Format::named(name, mapping_file.as_ref(), "format")
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let files = c["files"]
+                .as_array()
+                .expect("files")
+                .iter()
+                .map(|f| {
+                    let f = f.as_str().expect("file name");
+                    (f.to_owned(), read(name, f))
+                })
+                .collect();
+            Case { format, files }
+        })
+        .collect()
+}
+
+fn import_case(case: &Case) -> Value {
+    let files: Vec<File<'_>> = case
+        .files
+        .iter()
+        .map(|(name, bytes)| File { name, bytes })
+        .collect();
+    import(&case.format, &files, None)
+        .unwrap_or_else(|e| panic!("{}: the fixture imports: {e}", case.format.name()))
+        .to_json()
 }
 
 fn run(format: Format) -> Value {
-    let bytes = fixture(format);
-    let file = File {
-        name: "conversations.json",
-        bytes: &bytes,
-    };
-    import(format, &[file], None)
-        .expect("the fixture imports")
-        .to_json()
+    let case = cases()
+        .into_iter()
+        .find(|c| c.format.name() == format.name())
+        .expect("a case for the format");
+    import_case(&case)
 }
 
 #[test]
 fn every_fixture_gives_its_golden_events_and_skipped_items() {
-    for format in [Format::ChatGpt, Format::Claude] {
-        let got = run(format);
+    let cases = cases();
+    let names: Vec<&str> = cases.iter().map(|c| c.format.name()).collect();
+    assert_eq!(names, Format::NAMES, "one case per format, in NAMES order");
+    for case in &cases {
+        let got = import_case(case);
         let path = root()
             .join("tests/golden/connectors")
-            .join(format!("{}.json", format.name()));
+            .join(format!("{}.json", case.format.name()));
         if std::env::var_os("UNDERTONE_BLESS").is_some() {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
             std::fs::write(&path, text).unwrap();
             continue;
@@ -46,7 +86,7 @@ fn every_fixture_gives_its_golden_events_and_skipped_items() {
             got,
             read_json(&path),
             "{}: differs from {}; rerun with UNDERTONE_BLESS=1 if intended",
-            format.name(),
+            case.format.name(),
             path.display()
         );
     }
@@ -186,7 +226,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
             name: "x.json",
             bytes: input.as_bytes(),
         };
-        let e = import(format, &[file], None).expect_err(input);
+        let e = import(&format, &[file], None).expect_err(input);
         let v = &e.violations()[0];
         assert_eq!(v.path, path, "{input}");
         assert!(v.message.starts_with(message), "{input}: {}", v.message);
@@ -197,7 +237,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
         name: "x.json",
         bytes: br#"[{"uuid": "c", "chat_messages": [{"sender": "human", "text": " ", "created_at": "2026-01-01T00:00:00Z"}]}]"#,
     };
-    let e = import(Format::Claude, &[file], None).unwrap_err();
+    let e = import(&Format::Claude, &[file], None).unwrap_err();
     assert_eq!(e.violations()[0].path, "x.json");
     assert!(
         e.to_string()

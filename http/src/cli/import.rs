@@ -1,5 +1,6 @@
-//! `undertone import --from FORMAT INPUT`: a ChatGPT or Claude export (…) as an ingest
-//! request on standard output; what was left out, and why, on standard error.
+//! `undertone import --from FORMAT INPUT`: an export (ChatGPT, Claude, Zendesk,
+//! Intercom, Slack, or any JSON through a mapping) as an ingest request on standard
+//! output; what was left out, and why, on standard error.
 
 use std::path::{Path, PathBuf};
 
@@ -15,10 +16,12 @@ const SKIPPED_LISTED: usize = 20;
 /// Arguments of `undertone import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The input's format: chatgpt, claude.
+    /// The input's format: chatgpt, claude, zendesk, intercom, slack, or mapping:FILE
+    /// (FILE is a mapping document, see docs/connectors.md).
     #[arg(long)]
     from: String,
-    /// The export file (e.g. `conversations.json`); `-` reads standard input.
+    /// The export: a file (e.g. `conversations.json`), a folder (a Slack export; every
+    /// file under it is read), or `-` for standard input.
     input: PathBuf,
     /// Deployment the conversations come from (default: the format's name).
     #[arg(long)]
@@ -54,23 +57,30 @@ pub(super) fn request(
         report(&input::display_name(path), &e, json);
         None
     };
-    let connector = match Connector::parse(from, "--from") {
+    let connector = match connector(from) {
         Ok(c) => c,
-        Err(e) => return fail(e),
-    };
-    let bytes = match input::read_bytes(path) {
-        Ok(b) => b,
-        Err(line) => {
+        Err(ConnectorError::Core(e)) => return fail(e),
+        Err(ConnectorError::Read(line)) => {
             warn(&format!("error: {line}"));
             return None;
         }
     };
     let name = input::display_name(path);
-    let file = File {
-        name: &name,
-        bytes: &bytes,
+    let files = match read_input(path) {
+        Ok(f) => f,
+        Err(line) => {
+            warn(&format!("error: {line}"));
+            return None;
+        }
     };
-    let imported = match connectors::import(connector, &[file], deployment_id) {
+    let files: Vec<File<'_>> = files
+        .iter()
+        .map(|(n, bytes)| File {
+            name: n.as_deref().unwrap_or(&name),
+            bytes,
+        })
+        .collect();
+    let imported = match connectors::import(&connector, &files, deployment_id) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };
@@ -89,4 +99,64 @@ pub(super) fn request(
         warn(&text);
     }
     Some(imported.request)
+}
+
+enum ConnectorError {
+    Core(undertone_core::Error),
+    Read(String),
+}
+
+/// The connector `--from` names; `mapping:FILE` reads the mapping document.
+fn connector(from: &str) -> Result<Connector, ConnectorError> {
+    let Some(mapping) = from.strip_prefix("mapping:") else {
+        return Connector::parse(from, "--from").map_err(ConnectorError::Core);
+    };
+    let path = Path::new(mapping);
+    let bytes = input::read_bytes(path).map_err(ConnectorError::Read)?;
+    let file = File {
+        name: mapping,
+        bytes: &bytes,
+    };
+    Connector::named("mapping", Some(&file), "--from").map_err(ConnectorError::Core)
+}
+
+/// A file read: its name under a folder (`None` for the input itself) and its bytes.
+type Read = (Option<String>, Vec<u8>);
+
+/// The input's files: one (named by the caller) for a file or standard input; for a
+/// folder, every file under it, named by its path relative to the folder with `/`
+/// between parts, in name order.
+fn read_input(path: &Path) -> Result<Vec<Read>, String> {
+    if path == Path::new("-") || !path.is_dir() {
+        return Ok(vec![(None, input::read_bytes(path)?)]);
+    }
+    let mut files = Vec::new();
+    walk(path, "", &mut files)?;
+    if files.is_empty() {
+        return Err(format!("{} is an empty folder", path.display()));
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    files: &mut Vec<Read>,
+) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        let path = entry.path();
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        if path.is_dir() {
+            walk(&path, &format!("{name}/"), files)?;
+        } else {
+            let bytes =
+                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            files.push((Some(name), bytes));
+        }
+    }
+    Ok(())
 }

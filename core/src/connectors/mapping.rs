@@ -1,0 +1,406 @@
+//! A declarative mapping: JSON pointers (RFC 6901) saying where a message's
+//! conversation, role, content, time and author are in any JSON or JSON Lines payload.
+//!
+//! ```json
+//! {
+//!   "records": "/data",
+//!   "messages": "/turns",
+//!   "conversation": "/session/id",
+//!   "role": "/speaker",
+//!   "content": "/text",
+//!   "timestamp": "/sent_at",
+//!   "actor": "/user_id",
+//!   "roles": {"user": ["customer"], "assistant": ["bot"], "human_agent": ["agent"]},
+//!   "metadata": {"channel": "/channel"}
+//! }
+//! ```
+//!
+//! - `records` (optional): where the array of records is in each document (each JSON
+//!   Lines line is a document). Without it, a document that is an array is its
+//!   records, and any other document is one record.
+//! - `messages` (optional): where a record's array of messages is. With it, a record
+//!   is a conversation: `conversation` is read from the record and everything else
+//!   from each message. Without it, every record is one message.
+//! - `conversation`, `role`, `content`, `timestamp` (required) and `actor` (optional;
+//!   default the role's value) are read from the message. A conversation or actor may
+//!   be a string or a number; a time an RFC 3339 string or epoch seconds (milliseconds
+//!   with `"timestamp_unit": "milliseconds"`).
+//! - `roles` (optional): which role values mean the person (`user`), the AI
+//!   (`assistant`) and a human agent (`human_agent`, on the answering side like the
+//!   helpdesk connectors). Values compare without regard to case. Default: `user`,
+//!   `human`, `customer`, `end_user` are the person and `assistant`, `ai`, `bot`,
+//!   `agent_ai`, `model` the AI.
+//! - `metadata` (optional): more fields, name → pointer, copied into `metadata`.
+//!
+//! A message whose role is not listed, or whose field is missing or of the wrong
+//! type, is left out and reported with its pointer (`file:line#/turns/3`) and why.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{Collected, File, Message, Role, documents, event, invalid, text};
+use crate::error::Result;
+use crate::features::context::HUMAN_AGENT;
+use crate::validate::{parse_timestamp, type_name};
+
+/// How a JSON payload maps onto events; see the module documentation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mapping {
+    records: Option<String>,
+    messages: Option<String>,
+    conversation: String,
+    role: String,
+    content: String,
+    timestamp: String,
+    actor: Option<String>,
+    millis: bool,
+    /// Lower-cased role value → the role and, for agents, the responder.
+    roles: BTreeMap<String, (Role, Option<&'static str>)>,
+    metadata: BTreeMap<String, String>,
+}
+
+/// The mapping document as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Document {
+    records: Option<String>,
+    messages: Option<String>,
+    conversation: String,
+    role: String,
+    content: String,
+    timestamp: String,
+    actor: Option<String>,
+    #[serde(default)]
+    timestamp_unit: Unit,
+    roles: Option<BTreeMap<String, Vec<String>>>,
+    #[serde(default)]
+    metadata: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Default, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    #[default]
+    Seconds,
+    Milliseconds,
+}
+
+const DEFAULT_USER: [&str; 4] = ["user", "human", "customer", "end_user"];
+const DEFAULT_ASSISTANT: [&str; 5] = ["assistant", "ai", "bot", "agent_ai", "model"];
+
+impl Mapping {
+    /// Reads a mapping document; errors name the file and the field.
+    pub fn parse(file: &File<'_>) -> Result<Self> {
+        let doc: Document = serde_json::from_slice(file.bytes).map_err(|e| {
+            invalid(
+                file.name,
+                format!(
+                    "is not a mapping document: {e} (line {}, column {}); see docs/connectors.md",
+                    e.line(),
+                    e.column()
+                ),
+            )
+        })?;
+        let field = |key: &str| format!("{}.{key}", file.name);
+        let pointers = [
+            ("records", doc.records.as_deref()),
+            ("messages", doc.messages.as_deref()),
+            ("conversation", Some(doc.conversation.as_str())),
+            ("role", Some(doc.role.as_str())),
+            ("content", Some(doc.content.as_str())),
+            ("timestamp", Some(doc.timestamp.as_str())),
+            ("actor", doc.actor.as_deref()),
+        ];
+        let extra = doc
+            .metadata
+            .iter()
+            .map(|(k, p)| (k.as_str(), Some(p.as_str())));
+        for (key, pointer) in pointers.into_iter().chain(extra) {
+            if let Some(p) = pointer
+                && !(p.is_empty() || p.starts_with('/'))
+            {
+                let at = if doc.metadata.contains_key(key) {
+                    field(&format!("metadata.{key}"))
+                } else {
+                    field(key)
+                };
+                return Err(invalid(
+                    &at,
+                    format!(
+                        "must be a JSON pointer: empty for the whole value, or starting with \
+                         \"/\" (e.g. \"/{p}\"); got {p:?}"
+                    ),
+                ));
+            }
+        }
+        for reserved in ["role", "source"] {
+            if doc.metadata.contains_key(reserved) {
+                return Err(invalid(
+                    &field(&format!("metadata.{reserved}")),
+                    "is written by the connector; name the field differently",
+                ));
+            }
+        }
+        let mut roles = BTreeMap::new();
+        match &doc.roles {
+            None => {
+                for v in DEFAULT_USER {
+                    roles.insert(v.to_owned(), (Role::User, None));
+                }
+                for v in DEFAULT_ASSISTANT {
+                    roles.insert(v.to_owned(), (Role::Assistant, Some("bot")));
+                }
+            }
+            Some(given) => {
+                for (side, values) in given {
+                    let meaning = match side.as_str() {
+                        "user" => (Role::User, None),
+                        "assistant" => (Role::Assistant, Some("bot")),
+                        "human_agent" => (Role::Assistant, Some(HUMAN_AGENT)),
+                        other => {
+                            return Err(invalid(
+                                &field(&format!("roles.{other}")),
+                                "must be one of user, assistant, human_agent",
+                            ));
+                        }
+                    };
+                    for v in values {
+                        let key = v.trim().to_lowercase();
+                        if roles.insert(key, meaning).is_some() {
+                            return Err(invalid(
+                                &field("roles"),
+                                format!("lists the role value {v:?} twice"),
+                            ));
+                        }
+                    }
+                }
+                if !roles.values().any(|(r, _)| *r == Role::User) {
+                    return Err(invalid(
+                        &field("roles.user"),
+                        "must list at least one role value: only people's turns are scored",
+                    ));
+                }
+            }
+        }
+        Ok(Self {
+            records: doc.records,
+            messages: doc.messages,
+            conversation: doc.conversation,
+            role: doc.role,
+            content: doc.content,
+            timestamp: doc.timestamp,
+            actor: doc.actor,
+            millis: doc.timestamp_unit == Unit::Milliseconds,
+            roles,
+            metadata: doc.metadata,
+        })
+    }
+
+    pub(super) fn read(&self, file: &File<'_>, out: &mut Collected) -> Result<()> {
+        for (at, doc) in documents(file)? {
+            // The records, and the pointer to their array (`None`: the document is the
+            // one record, at the empty pointer).
+            let (records, base) = match &self.records {
+                Some(p) => match doc.pointer(p) {
+                    Some(Value::Array(r)) => (r.as_slice(), Some(p.as_str())),
+                    Some(other) => {
+                        return Err(invalid(
+                            &format!("{at}#{p}"),
+                            format!(
+                                "expected the array of records (`records`), got {}",
+                                type_name(other)
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(invalid(
+                            &at,
+                            format!("has nothing at `records` ({p}); is this the mapped format?"),
+                        ));
+                    }
+                },
+                None => match &doc {
+                    Value::Array(r) => (r.as_slice(), Some("")),
+                    one => (std::slice::from_ref(one), None),
+                },
+            };
+            for (i, record) in records.iter().enumerate() {
+                let r_at = base.map(|b| format!("{b}/{i}")).unwrap_or_default();
+                self.record(record, &at, &r_at, out);
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&self, record: &Value, doc_at: &str, r_at: &str, out: &mut Collected) {
+        let Some(messages) = &self.messages else {
+            let conversation = self.conversation_of(record);
+            self.message(record, conversation, doc_at, r_at, out);
+            return;
+        };
+        let here = position(doc_at, r_at);
+        let conversation = self.conversation_of(record);
+        match record.pointer(messages) {
+            Some(Value::Array(list)) => {
+                for (j, m) in list.iter().enumerate() {
+                    let m_at = format!("{r_at}{messages}/{j}");
+                    self.message(m, conversation.clone(), doc_at, &m_at, out);
+                }
+            }
+            Some(other) => out.skip(
+                position(doc_at, &format!("{r_at}{messages}")),
+                format!(
+                    "`messages` is of type {}, not an array of messages",
+                    type_name(other)
+                ),
+            ),
+            None => out.skip(here, format!("no `messages` ({messages})")),
+        }
+    }
+
+    fn conversation_of(&self, v: &Value) -> std::result::Result<String, String> {
+        match v.pointer(&self.conversation) {
+            Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            Some(other) => Err(format!(
+                "`conversation` ({}) is of type {}, not a string or number",
+                self.conversation,
+                type_name(other)
+            )),
+            None => Err(format!("no `conversation` ({})", self.conversation)),
+        }
+    }
+
+    fn message(
+        &self,
+        m: &Value,
+        conversation: std::result::Result<String, String>,
+        doc_at: &str,
+        m_at: &str,
+        out: &mut Collected,
+    ) {
+        let at = position(doc_at, m_at);
+        let conversation = match conversation {
+            Ok(c) => c,
+            Err(why) => return out.skip(at, why),
+        };
+        let (role, responder) = match m.pointer(&self.role) {
+            Some(Value::String(v)) => match self.roles.get(&v.trim().to_lowercase()) {
+                Some(meaning) => *meaning,
+                None => {
+                    return out.skip(
+                        at,
+                        format!("role {v:?} is not listed in the mapping's `roles`"),
+                    );
+                }
+            },
+            Some(other) => {
+                return out.skip(
+                    at,
+                    format!(
+                        "`role` ({}) is of type {}, not a string",
+                        self.role,
+                        type_name(other)
+                    ),
+                );
+            }
+            None => return out.skip(at, format!("no `role` ({})", self.role)),
+        };
+        let content = match m.pointer(&self.content) {
+            Some(Value::String(s)) => match text(s) {
+                Some(t) => t,
+                None => return out.skip(at, "no text"),
+            },
+            Some(Value::Null) | None => {
+                return out.skip(at, format!("no `content` ({})", self.content));
+            }
+            Some(other) => {
+                return out.skip(
+                    at,
+                    format!(
+                        "`content` ({}) is of type {}, not text",
+                        self.content,
+                        type_name(other)
+                    ),
+                );
+            }
+        };
+        let timestamp = match self.time(m.pointer(&self.timestamp)) {
+            Ok(t) => t,
+            Err(why) => return out.skip(at, why),
+        };
+        let actor = match &self.actor {
+            None => role.as_str().to_owned(),
+            Some(p) => match m.pointer(p) {
+                Some(Value::String(s)) if !s.is_empty() => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return out.skip(at, format!("no `actor` ({p}) as a string or number")),
+            },
+        };
+        let mut extra = Map::new();
+        if let Some(responder) = responder.filter(|_| role == Role::Assistant) {
+            extra.insert("responder".into(), json!(responder));
+        }
+        for (key, p) in &self.metadata {
+            if let Some(v) = m.pointer(p).filter(|v| !v.is_null()) {
+                extra.insert(key.clone(), v.clone());
+            }
+        }
+        out.events.push(event(
+            "mapping",
+            Message {
+                role,
+                actor_id: actor,
+                content,
+                timestamp,
+                conversation_id: &conversation,
+                extra,
+            },
+        ));
+    }
+
+    fn time(&self, v: Option<&Value>) -> std::result::Result<DateTime<Utc>, String> {
+        match v {
+            Some(Value::String(s)) => {
+                parse_timestamp(s).map_err(|why| format!("`timestamp` ({}): {why}", self.timestamp))
+            }
+            Some(Value::Number(n)) => {
+                let seconds = n.as_f64().map(|s| if self.millis { s / 1000.0 } else { s });
+                seconds
+                    .map(|s| json!(s))
+                    .as_ref()
+                    .and_then(super::epoch_seconds)
+                    .ok_or_else(|| {
+                        format!(
+                            "`timestamp` ({}) is not a time in epoch {}: {n}",
+                            self.timestamp,
+                            if self.millis {
+                                "milliseconds"
+                            } else {
+                                "seconds"
+                            }
+                        )
+                    })
+            }
+            Some(other) => Err(format!(
+                "`timestamp` ({}) is of type {}, not a time",
+                self.timestamp,
+                type_name(other)
+            )),
+            None => Err(format!("no `timestamp` ({})", self.timestamp)),
+        }
+    }
+}
+
+/// Where an item is: the document's position and the JSON pointer within it
+/// (`events.jsonl:3#/data/turns/2`), or the document alone when it is the item.
+fn position(doc_at: &str, pointer: &str) -> String {
+    if pointer.is_empty() {
+        doc_at.to_owned()
+    } else {
+        format!("{doc_at}#{pointer}")
+    }
+}
