@@ -97,11 +97,7 @@ impl Mapping {
         let doc: Document = serde_json::from_slice(file.bytes).map_err(|e| {
             invalid(
                 file.name,
-                format!(
-                    "is not a mapping document: {e} (line {}, column {}); see docs/connectors.md",
-                    e.line(),
-                    e.column()
-                ),
+                format!("is not a mapping document: {e}; see docs/connectors.md"),
             )
         })?;
         let field = |key: &str| format!("{}.{key}", file.name);

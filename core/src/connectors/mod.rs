@@ -284,11 +284,8 @@ fn documents(file: &File<'_>) -> Result<Vec<(String, Value)>> {
 fn not_json(name: &str, e: &serde_json::Error) -> Error {
     invalid(
         name,
-        format!(
-            "is not JSON: {e} (line {}, column {})",
-            e.line(),
-            e.column()
-        ),
+        // serde_json's message ends with the line and column.
+        format!("is not JSON: {e}"),
     )
 }
 

@@ -59,7 +59,12 @@ pub(super) fn request(
     };
     let connector = match connector(from) {
         Ok(c) => c,
-        Err(ConnectorError::Core(e)) => return fail(e),
+        // A faulty mapping document is the mapping's fault, not the input's.
+        Err(ConnectorError::Core(e)) => {
+            let blamed = from.strip_prefix("mapping:").map_or(path, Path::new);
+            report(&input::display_name(blamed), &e, json);
+            return None;
+        }
         Err(ConnectorError::Read(line)) => {
             warn(&format!("error: {line}"));
             return None;
@@ -139,11 +144,7 @@ fn read_input(path: &Path) -> Result<Vec<Read>, String> {
     Ok(files)
 }
 
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    files: &mut Vec<Read>,
-) -> Result<(), String> {
+fn walk(dir: &Path, prefix: &str, files: &mut Vec<Read>) -> Result<(), String> {
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     for entry in entries {

@@ -49,7 +49,7 @@ enum Command {
     /// standard output, or a table for reading in a terminal. No event-count limit:
     /// that is an API limit. Inputs over 100,000 events show progress on standard error.
     Score(score::ScoreArgs),
-    /// Convert an export (ChatGPT, Claude) into an ingest request.
+    /// Convert an export (ChatGPT, Claude, Zendesk, Intercom, Slack, a mapping) into a request.
     ///
     /// The request goes to standard output; items left out, with where and why, to
     /// standard error (docs/connectors.md).

@@ -6,6 +6,7 @@
 mod conversations;
 mod deployment_id;
 mod drift;
+mod import;
 mod json_lines;
 mod keys;
 mod limits;

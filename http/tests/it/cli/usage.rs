@@ -104,7 +104,7 @@ fn help_lists_every_subcommand() {
             "  validate       Check an input file against the input contract and summarise it",
             "  conversations  Print the conversations assembled from an input file, as JSON",
             "  score          Score every human turn of an input file and print the result",
-            "  import         Convert an export (ChatGPT, Claude) into an ingest request",
+            "  import         Convert an export (ChatGPT, Claude, Zendesk, Intercom, Slack, a mapping) into a request",
             "  eval           Measure the scores against labelled conversations (AUROC, Spearman, ECE)",
             "  drift          Score two periods (e.g. two model versions) and test each dimension for a significant change: Mann-Whitney U, Hodges–Lehmann shift, Holm-adjusted",
             "  serve          Run the REST service (SQLite by default); prints a key on first start",
