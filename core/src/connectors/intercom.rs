@@ -78,10 +78,15 @@ fn conversation(c: &Map<String, Value>, at: &str, out: &mut Collected) -> Result
         .get("title")
         .and_then(Value::as_str)
         .filter(|t| !t.trim().is_empty());
-    let parts = match c.get("conversation_parts") {
-        None | Some(Value::Null) => &[][..],
-        Some(list) => match list.get("conversation_parts").or(Some(list)) {
-            Some(Value::Array(p)) => p.as_slice(),
+    // The API's `{"conversation_parts": [...]}`, or the array itself in some dumps.
+    let (parts, parts_at) = match c.get("conversation_parts") {
+        None | Some(Value::Null) => (&[][..], String::new()),
+        Some(Value::Array(p)) => (p.as_slice(), format!("{at}.conversation_parts")),
+        Some(list) => match list.get("conversation_parts") {
+            Some(Value::Array(p)) => (
+                p.as_slice(),
+                format!("{at}.conversation_parts.conversation_parts"),
+            ),
             _ => {
                 return Err(invalid(
                     &format!("{at}.conversation_parts"),
@@ -98,7 +103,6 @@ fn conversation(c: &Map<String, Value>, at: &str, out: &mut Collected) -> Result
         let when = source.get("created_at").or_else(|| c.get("created_at"));
         part(source, when, &format!("{at}.source"), &id, title, out);
     }
-    let parts_at = format!("{at}.conversation_parts.conversation_parts");
     for (j, p) in parts.iter().enumerate() {
         part(
             p,

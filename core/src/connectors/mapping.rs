@@ -109,20 +109,17 @@ impl Mapping {
             ("content", Some(doc.content.as_str())),
             ("timestamp", Some(doc.timestamp.as_str())),
             ("actor", doc.actor.as_deref()),
-        ];
+        ]
+        .into_iter()
+        .map(|(key, p)| (field(key), p));
         let extra = doc
             .metadata
             .iter()
-            .map(|(k, p)| (k.as_str(), Some(p.as_str())));
-        for (key, pointer) in pointers.into_iter().chain(extra) {
+            .map(|(k, p)| (field(&format!("metadata.{k}")), Some(p.as_str())));
+        for (at, pointer) in pointers.chain(extra) {
             if let Some(p) = pointer
                 && !(p.is_empty() || p.starts_with('/'))
             {
-                let at = if doc.metadata.contains_key(key) {
-                    field(&format!("metadata.{key}"))
-                } else {
-                    field(key)
-                };
                 return Err(invalid(
                     &at,
                     format!(
@@ -260,6 +257,10 @@ impl Mapping {
     fn conversation_of(&self, v: &Value) -> std::result::Result<String, String> {
         match v.pointer(&self.conversation) {
             Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+            Some(Value::String(_)) => Err(format!(
+                "`conversation` ({}) is an empty string",
+                self.conversation
+            )),
             Some(Value::Number(n)) => Ok(n.to_string()),
             Some(other) => Err(format!(
                 "`conversation` ({}) is of type {}, not a string or number",
@@ -283,9 +284,9 @@ impl Mapping {
             Ok(c) => c,
             Err(why) => return out.skip(at, why),
         };
-        let (role, responder) = match m.pointer(&self.role) {
+        let (role, responder, role_value) = match m.pointer(&self.role) {
             Some(Value::String(v)) => match self.roles.get(&v.trim().to_lowercase()) {
-                Some(meaning) => *meaning,
+                Some((role, responder)) => (*role, *responder, v.trim()),
                 None => {
                     return out.skip(
                         at,
@@ -329,7 +330,7 @@ impl Mapping {
             Err(why) => return out.skip(at, why),
         };
         let actor = match &self.actor {
-            None => role.as_str().to_owned(),
+            None => role_value.to_owned(),
             Some(p) => match m.pointer(p) {
                 Some(Value::String(s)) if !s.is_empty() => s.clone(),
                 Some(Value::Number(n)) => n.to_string(),
