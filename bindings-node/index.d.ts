@@ -108,6 +108,35 @@ export declare function scoreAsync(input: Input, options?: (ScoreOptions & { vie
 /** The validated request an input reads as. */
 export type IngestRequest = components['schemas']['IngestRequest']
 
+/** The formats `importConversations` reads (`mapping` needs `options.mapping`). */
+export type ImportFormat = 'chatgpt' | 'claude' | 'zendesk' | 'intercom' | 'slack' | 'mapping'
+
+/**
+ * What `importConversations` reads: a path to a file, named by the path as given, or
+ * to a folder (e.g. an unzipped Slack export), whose every file is read, named by its
+ * path relative to the folder with `/` between parts, in name order (as `undertone
+ * import` reads them); or one file's bytes, named `input`; or an object of file names
+ * to contents (text or bytes), read in its order. The names are what errors and
+ * `skipped[].at` use.
+ */
+export type ImportFiles = string | Uint8Array | Record<string, string | Uint8Array>
+
+/** An item a connector left out: where (file and position), and why. */
+export interface SkippedItem {
+  /** E.g. `conversations.json[0].mapping.img`. */
+  at: string
+  /** E.g. `no text (an image only)`. */
+  reason: string
+}
+
+/** What `importConversations` returns: the request to score, and what was left out. */
+export interface ImportResult {
+  /** `{deployment_id, events}`: what `score` takes. */
+  request: IngestRequest
+  /** Every item left out, in input order. */
+  skipped: SkippedItem[]
+}
+
 /** Counts of one drift period. */
 export interface PeriodSummary {
   label: string
@@ -184,6 +213,23 @@ export interface DriftOptions {
   afterLabel?: string | null
   /** Layout of file bytes: `auto` (default), `json` or `jsonl`. */
   format?: 'auto' | 'json' | 'jsonl' | null
+}
+
+/**
+ * Reads the files of a conversation export into an ingest request:
+ * `{request, skipped}`, with every item left out and why.
+ */
+export declare function importConversations(format: ImportFormat, files: ImportFiles, options?: ImportOptions | null): ImportResult
+
+/** How a conversation export is imported. */
+export interface ImportOptions {
+  /**
+   * The mapping document the `mapping` format reads by (an object, or its JSON text
+   * or bytes); refused with every other format.
+   */
+  mapping?: string | Uint8Array | Record<string, unknown> | null
+  /** The request's `deployment_id`; default: the format's name. */
+  deploymentId?: string | null
 }
 
 /** Scores every human turn of `input`: `{pipeline, intelligence}`, or the condensed view. */

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.drift = nativeBinding.drift
 module.exports.driftAsync = nativeBinding.driftAsync
+module.exports.importConversations = nativeBinding.importConversations
 module.exports.score = nativeBinding.score
 module.exports.scoreAsync = nativeBinding.scoreAsync
 module.exports.validate = nativeBinding.validate

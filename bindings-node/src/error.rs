@@ -1,12 +1,17 @@
 //! Errors across the boundary: a JavaScript `Error` with `code`, `message` and
-//! `details`, built from core's error (or from failing to read an input file).
+//! `details`, built from core's error (or from failing to read an input file), and
+//! the `TypeError` for an argument of the wrong JavaScript type.
 
-use napi::bindgen_prelude::{FromNapiValue, Object};
-use napi::{Env, JsError};
+use napi::bindgen_prelude::{FromNapiValue, Object, Unknown};
+use napi::{Env, JsError, JsTypeError, JsValue, ValueType};
 use napi_derive::napi;
 
 /// Code of the error thrown when an input file cannot be read.
 pub const IO_ERROR: &str = "IO_ERROR";
+
+/// Code of the `TypeError` thrown for an argument of the wrong JavaScript type: the
+/// code napi gives its own conversion errors of that kind.
+pub const INVALID_ARG: &str = "InvalidArg";
 
 /// One broken rule of an input: where, and what is wrong there.
 #[napi(object)]
@@ -60,4 +65,26 @@ impl Failure {
         object.set("details", details)?;
         Ok(napi::Error::from(value))
     }
+}
+
+/// The `TypeError` for an argument of the wrong JavaScript type, e.g. `files must be a
+/// string or a Uint8Array, got number`.
+pub fn type_error(env: &Env, what: &str, expected: &str, got: Unknown<'_>) -> napi::Error {
+    let message = match type_name(got) {
+        Ok(got) => format!("{what} must be {expected}, got {got}"),
+        Err(e) => return e,
+    };
+    let value = JsTypeError::from(napi::Error::new(INVALID_ARG, message)).into_unknown(*env);
+    napi::Error::from(value)
+}
+
+/// What `value` is, in JavaScript's words (`number`, `null`, `array`, …).
+fn type_name(value: Unknown<'_>) -> napi::Result<String> {
+    Ok(match value.get_type()? {
+        ValueType::Object if value.is_array()? => "array".to_owned(),
+        ValueType::Object if value.is_typedarray()? => {
+            "a typed array other than Uint8Array".to_owned()
+        }
+        other => other.to_string().to_lowercase(),
+    })
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import {
   drift,
   driftAsync,
+  importConversations,
   score,
   scoreAsync,
   validate,
@@ -14,7 +15,9 @@ import {
   type CondensedOutput,
   type DriftResult,
   type FullOutput,
+  type ImportResult,
   type IngestRequest,
+  type SkippedItem,
   type UndertoneError,
 } from 'undertone'
 import { createClient } from 'undertone/rest'
@@ -42,6 +45,21 @@ const result: DriftResult = drift('v1.json', 'v2.json', { question: null, before
 const direction: 'improved' | 'regressed' | 'mixed' | 'stable' = result.direction
 const pending: Promise<DriftResult> = driftAsync(Buffer.from('[]'), 'v2.jsonl', { deploymentId: 'acme-bot' })
 
+const imported: ImportResult = importConversations('chatgpt', readFileSync('conversations.json'))
+const fromExport: FullOutput = score(imported.request)
+const skipped: SkippedItem[] = imported.skipped
+const firstSkip: string = `${skipped[0]?.at}: ${skipped[0]?.reason}`
+const slack: ImportResult = importConversations('slack', { 'help-desk/2026-03-02.json': '[]' }, { deploymentId: 'acme-bot' })
+const mapped: IngestRequest = importConversations('mapping', 'export.json', { mapping: { events: '/messages' } }).request
+const folder: ImportResult = importConversations('slack', 'slack-export')
+importConversations('mapping', Buffer.from('{}'), { mapping: Buffer.from('{}'), deploymentId: null })
+// @ts-expect-error: not a format
+importConversations('zip', 'conversations.json')
+// @ts-expect-error: file contents are text or bytes
+importConversations('chatgpt', { 'conversations.json': 42 })
+// @ts-expect-error: options are camelCase
+importConversations('chatgpt', 'conversations.json', { deployment_id: 'acme-bot' })
+
 const ok: boolean = verifySignature('whsec_abc', Buffer.from('{}'), { 'webhook-id': 'msg_1', 'x-forwarded-for': ['a', 'b'] }, {
   toleranceSecs: 60,
   now: 1_614_265_330,
@@ -68,4 +86,4 @@ void session.data
 // @ts-expect-error: the ingest body requires `events`
 await client.POST('/api/v1/ingest', { body: { deployment_id: 'acme-bot' } })
 
-void [turns, band, finding, later, direction, pending, ok]
+void [turns, band, finding, later, direction, pending, ok, fromExport, firstSkip, slack, mapped]

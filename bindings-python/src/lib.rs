@@ -4,11 +4,13 @@
 //! Inputs arrive as the bytes of JSON, a JSON array or JSON Lines (the Python layer
 //! in `python/undertone/__init__.py` turns dicts, lists and paths into bytes), and
 //! results leave as JSON text, so Python gets exactly what `undertone score` prints.
+//! Connector inputs arrive as named files of bytes.
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
+use undertone_core::connectors::{self, File, Format};
 use undertone_core::sdk::{self, DeploymentId, DriftOptions, InputFormat, ScoreOptions, Source};
 use undertone_core::{Error, ErrorCode, signature};
 
@@ -130,6 +132,36 @@ fn drift(
     .map_err(|e| to_py(py, &e))
 }
 
+/// Reads files of a conversation export in `format` (e.g. `chatgpt`) into an ingest
+/// request; returns `{"request", "skipped"}` as JSON text.
+#[pyfunction]
+#[pyo3(signature = (format, files, *, mapping=None, deployment_id=None))]
+fn import_conversations(
+    py: Python<'_>,
+    format: &str,
+    files: Vec<(String, Bound<'_, PyBytes>)>,
+    mapping: Option<&[u8]>,
+    deployment_id: Option<&str>,
+) -> PyResult<String> {
+    let files: Vec<File<'_>> = files
+        .iter()
+        .map(|(name, bytes)| File {
+            name,
+            bytes: bytes.as_bytes(),
+        })
+        .collect();
+    let mapping = mapping.map(|bytes| File {
+        name: "mapping",
+        bytes,
+    });
+    py.detach(|| {
+        let format = Format::named(format, mapping.as_ref(), "format")?;
+        let imported = connectors::import(&format, &files, deployment_id)?;
+        Ok(imported.to_json().to_string())
+    })
+    .map_err(|e| to_py(py, &e))
+}
+
 /// Whether the delivery headers carry a valid signature of `body` under `secret`.
 #[pyfunction]
 #[pyo3(signature = (secret, body, headers, *, now, tolerance_secs))]
@@ -155,6 +187,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(score, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(drift, m)?)?;
+    m.add_function(wrap_pyfunction!(import_conversations, m)?)?;
     m.add_function(wrap_pyfunction!(verify_signature, m)?)?;
     Ok(())
 }

@@ -84,6 +84,43 @@ pub fn input(v: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
     }
 }
 
+/// Connector files as (name, contents): one file (a string or a `Uint8Array`) named
+/// `input`, or a plain object of file names to contents, in its own order.
+pub fn files(v: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
+    if v.is_string() || v.is_instance_of::<Uint8Array>() {
+        return Ok(vec![("input".to_owned(), bytes(v, "files")?)]);
+    }
+    if !v.is_object() || Array::is_array(v) {
+        return Err(wrong_type(
+            "files",
+            "a string, a Uint8Array or an object of file names to strings or Uint8Arrays",
+            v,
+        ));
+    }
+    Object::entries(v.unchecked_ref())
+        .iter()
+        .map(|entry| {
+            let entry: Array = entry.unchecked_into();
+            let name = entry.get(0).as_string().unwrap_or_default();
+            let contents = bytes(&entry.get(1), &format!("files.{name}"))?;
+            Ok((name, contents))
+        })
+        .collect()
+}
+
+/// A mapping document's bytes: text or bytes as they are, an object as its JSON.
+pub fn mapping(v: &JsValue) -> Result<Vec<u8>, JsValue> {
+    if v.is_string() || v.is_instance_of::<Uint8Array>() {
+        return bytes(v, "mapping");
+    }
+    let json = v
+        .is_object()
+        .then(|| JSON::stringify(v).ok().and_then(|s| s.as_string()))
+        .flatten();
+    json.map(String::into_bytes)
+        .ok_or_else(|| wrong_type("mapping", "an object, JSON text or a Uint8Array", v))
+}
+
 /// A string argument.
 pub fn string(v: &JsValue, path: &str) -> Result<String, JsValue> {
     v.as_string().ok_or_else(|| wrong_type(path, "a string", v))
@@ -148,7 +185,7 @@ impl Options {
     }
 
     /// Option `key`; `undefined` and `null` are absent.
-    fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
+    pub fn get(&self, key: &str) -> Result<Option<JsValue>, JsValue> {
         let Some(o) = &self.0 else {
             return Ok(None);
         };

@@ -1,14 +1,15 @@
 //! WebAssembly binding of `undertone-core` for browsers and Node.js (wasm-bindgen).
 //!
 //! Each function converts its JavaScript arguments to the arguments of
-//! [`undertone_core::sdk`] (or [`undertone_core::signature`]), calls it, and converts
-//! the JSON result back to a JavaScript value; a core error becomes a thrown `Error`
-//! with `code` and `details`. Nothing here reads, validates or scores: the same
-//! inputs give the same results and errors as the CLI, the REST service, Python and
-//! Node.
+//! [`undertone_core::sdk`] (or [`undertone_core::connectors`],
+//! [`undertone_core::signature`]), calls it, and converts the JSON result back to a
+//! JavaScript value; a core error becomes a thrown `Error` with `code` and `details`.
+//! Nothing here reads, validates or scores: the same inputs give the same results and
+//! errors as the CLI, the REST service, Python and Node.
 
 mod convert;
 
+use undertone_core::connectors::{self, File, Format};
 use undertone_core::sdk::{self, DriftOptions, ScoreOptions, Source};
 use undertone_core::signature::{self, DEFAULT_TOLERANCE_SECS};
 use wasm_bindgen::prelude::*;
@@ -85,6 +86,36 @@ pub fn drift(
         &options,
     );
     from_json(&json.map_err(throw)?)
+}
+
+/// Reads the files of a conversation export (a ChatGPT or Claude export, …) into an
+/// ingest request: `{request, skipped}`, with every item left out and why.
+#[wasm_bindgen(js_name = importConversations, unchecked_return_type = "ImportResult")]
+pub fn import_conversations(
+    #[wasm_bindgen(unchecked_param_type = "ImportFormat")] format: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ImportFiles")] files: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ImportOptions")] options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let format = convert::string(&format, "format")?;
+    let files = convert::files(&files)?;
+    let o = Options::new(&options)?;
+    let mapping = o
+        .get("mapping")?
+        .map(|m| convert::mapping(&m))
+        .transpose()?;
+    let id = o.string("deploymentId")?;
+    let files: Vec<File<'_>> = files
+        .iter()
+        .map(|(name, bytes)| File { name, bytes })
+        .collect();
+    let mapping = mapping.as_deref().map(|bytes| File {
+        name: "mapping",
+        bytes,
+    });
+    let imported = Format::named(&format, mapping.as_ref(), "format")
+        .and_then(|format| connectors::import(&format, &files, id.as_deref()))
+        .map_err(throw)?;
+    from_json(&imported.to_json().to_string())
 }
 
 /// Whether a webhook delivery's headers carry a valid signature of `body` under

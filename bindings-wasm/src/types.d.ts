@@ -54,6 +54,45 @@ export interface VerifyOptions {
   now?: number;
 }
 
+/** The formats `importConversations` reads (`mapping` needs `options.mapping`). */
+export type ImportFormat = "chatgpt" | "claude" | "zendesk" | "intercom" | "slack" | "mapping";
+
+/** What `importConversations` reads: one file's contents (text or bytes), named
+ * `input`, or an object of file names to contents, read in its order (the names are
+ * what errors and `skipped[].at` use). */
+export type ImportFiles = string | Uint8Array | Record<string, string | Uint8Array>;
+
+/** Options of `importConversations`. */
+export interface ImportOptions {
+  /** The mapping document the `mapping` format reads by (an object, or its JSON text or
+   * bytes); refused with every other format. */
+  mapping?: Record<string, unknown> | string | Uint8Array;
+  /** The request's `deployment_id` (default: the format's name). */
+  deploymentId?: string;
+}
+
+/** An item a connector left out: where (file and position), and why. */
+export interface SkippedItem {
+  /** E.g. `conversations.json[0].mapping.img`. */
+  at: string;
+  /** E.g. `no text (an image only)`. */
+  reason: string;
+}
+
+/** The request a connector produced: what `score` takes. */
+export interface ImportedRequest {
+  deployment_id: string;
+  /** In conversation order; `metadata.role` says who is human. */
+  events: UndertoneEvent[];
+}
+
+/** What `importConversations` returns. */
+export interface ImportResult {
+  request: ImportedRequest;
+  /** Every item left out, in input order. */
+  skipped: SkippedItem[];
+}
+
 /** A delivery's headers: a plain object (as Node's `req.headers`), a `Headers`, or
  * any iterable of `[name, value]` pairs; names in any case. */
 export type WebhookHeaders =

@@ -1,5 +1,5 @@
-// The generated TypeScript declarations: every golden output type-checks against
-// them (object literals, so a missing, extra or mistyped field fails), and option
+// The generated TypeScript declarations: every golden output (scores, drift, the
+// connectors' imports) type-checks against them (object literals, so a missing, extra or mistyped field fails), and option
 // types reject what the functions reject.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -39,6 +39,12 @@ const outputs = () => {
     lines.push(`const d${i}: u.DriftResult = ${JSON.stringify(v.output)};`);
     lines.push(`const b${i}: u.Input = ${text(v.before)};`);
   });
+  vectors("tests/golden/connectors")
+    .filter(([name]) => name !== "cases.json")
+    .forEach(([, v], i) => {
+      lines.push(`const c${i}: u.ImportResult = ${JSON.stringify(v)};`);
+      lines.push(`const r${i}: u.FullScore = u.score(c${i}.request);`);
+    });
   return lines.join("\n");
 };
 
@@ -53,6 +59,18 @@ const checked: u.ValidatedRequest = u.validate(new Uint8Array(), { deploymentId:
 const d: u.DriftResult = u.drift("", [], { question: "q", beforeLabel: "v1", afterLabel: "v2", format: "json" });
 const ok: boolean = u.verifySignature("whsec_x", "body", { "webhook-id": "m" }, { now: 1, toleranceSecs: 300 });
 const ok2: boolean = u.verifySignature("s", new Uint8Array(), new Headers());
+const imported: u.ImportResult = u.importConversations("chatgpt", new Uint8Array());
+const fromExport: u.FullScore = u.score(imported.request);
+const skipped: u.SkippedItem[] = imported.skipped;
+const slack: u.ImportResult = u.importConversations("slack", { "it-help/2026-03-02.json": "[]" }, { deploymentId: "bot" });
+const mapped: u.ImportResult = u.importConversations("mapping", "{}", { mapping: { events: "/messages" } });
+u.importConversations("mapping", new Uint8Array(), { mapping: "{}" });
+// @ts-expect-error: not a format
+u.importConversations("zip", "[]");
+// @ts-expect-error: file contents are text or bytes
+u.importConversations("chatgpt", { "conversations.json": 42 });
+// @ts-expect-error: options are camelCase
+u.importConversations("chatgpt", "[]", { deployment_id: "bot" });
 u.score(input);
 // @ts-expect-error: not a pipeline
 u.score(input, { pipeline: "chat" });
@@ -63,7 +81,7 @@ u.score(input, { deployment_id: "bot" });
 // @ts-expect-error: a number is not an input
 u.score(42);
 function codeOf(e: unknown): string { return (e as u.UndertoneError).code; }
-export { full, condensed, either, plain, checked, d, ok, ok2, codeOf };
+export { full, condensed, either, plain, checked, d, ok, ok2, codeOf, fromExport, skipped, slack, mapped };
 `;
 
 for (const target of ["web", "node"]) {

@@ -7,6 +7,9 @@ command line, so ``score`` returns exactly what ``undertone score FILE`` prints:
     result = undertone.score("examples/support-refund-goes-wrong.json")
     print(result["intelligence"]["layer_z"]["frustration_buildup"]["band"])
 
+``import_conversations`` reads the files people already have (a ChatGPT or Claude
+export, …) into an ingest request that ``score`` takes.
+
 ``Client`` talks to a server through the REST client generated from
 ``spec/openapi.json`` (``undertone.rest``).
 
@@ -18,6 +21,7 @@ Rust core.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import os
 import time
@@ -32,10 +36,12 @@ __all__ = [
     "DEFAULT_TOLERANCE_SECS",
     "SCORER_VERSION",
     "Client",
+    "Files",
     "Input",
     "UndertoneError",
     "ValidationError",
     "drift",
+    "import_conversations",
     "score",
     "validate",
     "verify_signature",
@@ -44,6 +50,13 @@ __all__ = [
 Input = Union[Mapping[str, Any], Iterable[Mapping[str, Any]], str, "os.PathLike[str]", bytes]
 """An ingest request (dict), a list of event dicts, a path to a JSON / JSON Lines
 file, or the bytes of such a file."""
+
+
+Files = Union[str, "os.PathLike[str]", bytes, Mapping[str, Union[str, bytes]]]
+"""A connector's input: a path to a file (named by the path as given) or a folder
+(every file under it, named by its path relative to the folder), one file's bytes
+(named ``input``), or a mapping of file names to contents, ``str`` text or ``bytes``
+(the names errors and skipped items use)."""
 
 
 def _encode(value: Any) -> Any:
@@ -150,6 +163,104 @@ def drift(
         question=question,
         before_label=before_label,
         after_label=after_label,
+    )
+    return _object(text)
+
+
+def _contents(value: object, what: str) -> bytes:
+    """A file's contents as bytes (text as UTF-8)."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"{what} must be str or bytes, got {type(value).__name__}")
+
+
+def _walk(folder: str, prefix: str, out: list[tuple[str, bytes]]) -> None:
+    """Every file under ``folder``, named ``prefix`` + its path relative to it."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            name = prefix + entry.name
+            if entry.is_dir():
+                _walk(entry.path, name + "/", out)
+            else:
+                with open(entry.path, "rb") as f:
+                    out.append((name, f.read()))
+
+
+def _read_path(path: str) -> list[tuple[str, bytes]]:
+    """A file (named by ``path`` as given), or every file under a folder, named by its
+    path relative to the folder with ``/`` between parts, in name order (as the CLI's
+    ``undertone import`` reads them)."""
+    if not os.path.isdir(path):
+        with open(path, "rb") as f:
+            return [(path, f.read())]
+    out: list[tuple[str, bytes]] = []
+    _walk(path, "", out)
+    if not out:
+        raise FileNotFoundError(errno.ENOENT, "is an empty folder", path)
+    out.sort(key=lambda pair: pair[0].encode("utf-8", "surrogateescape"))
+    return out
+
+
+def _files(files: Files) -> list[tuple[str, bytes]]:
+    """``files`` as (name, contents) pairs, in the mapping's order."""
+    if isinstance(files, Mapping):
+        pairs = []
+        for name, value in files.items():
+            if not isinstance(name, str):
+                raise TypeError(f"file names must be str, got {type(name).__name__}")
+            pairs.append((name, _contents(value, f"files[{name!r}]")))
+        return pairs
+    if isinstance(files, (str, os.PathLike)):
+        return _read_path(os.fsdecode(files))
+    if isinstance(files, (bytes, bytearray, memoryview)):
+        return [("input", bytes(files))]
+    raise TypeError(
+        "files must be a path, bytes or a mapping of file names to str or bytes, "
+        f"got {type(files).__name__}"
+    )
+
+
+def _mapping(mapping: Union[str, bytes, Mapping[str, Any], None]) -> Optional[bytes]:
+    """The mapping document's JSON bytes (a mapping is written as JSON)."""
+    if mapping is None:
+        return None
+    if isinstance(mapping, Mapping):
+        text = json.dumps(dict(mapping), ensure_ascii=False, allow_nan=False, default=_encode)
+        return text.encode("utf-8")
+    if isinstance(mapping, (str, bytes, bytearray, memoryview)):
+        return _contents(mapping, "mapping")
+    raise TypeError(f"mapping must be str, bytes or a mapping, got {type(mapping).__name__}")
+
+
+def import_conversations(
+    format: str,
+    files: Files,
+    *,
+    mapping: Union[str, bytes, Mapping[str, Any], None] = None,
+    deployment_id: Optional[str] = None,
+) -> dict[str, Any]:
+    """Reads a conversation export into an ingest request, as ``undertone import`` does.
+
+    ``format`` is one of ``chatgpt``, ``claude``, ``zendesk``, ``intercom``,
+    ``slack`` or ``mapping``. ``files`` is a path (``str`` or ``os.PathLike``) to a
+    file, named by the path as given, or to a folder (e.g. an unzipped Slack export),
+    whose every file is read, named by its path relative to the folder with ``/``
+    between parts, in name order, as ``undertone import`` reads them; or one file's
+    ``bytes``, named ``input``; or a mapping of file names to contents (``str`` text
+    or ``bytes``), read in order. ``mapping`` is the mapping document (a dict, or its
+    JSON text or bytes) that the ``mapping`` format needs and every other format
+    refuses. ``deployment_id`` defaults to the format's name.
+
+    Returns ``{"request": {"deployment_id", "events"}, "skipped": [{"at", "reason"}]}``;
+    ``request`` is what ``score`` takes. Raises ``ValidationError`` naming the file
+    and the position for input not in the format, ``OSError`` (e.g.
+    ``FileNotFoundError``) for a path that cannot be read or an empty folder, and
+    ``TypeError`` for arguments of the wrong type. The GIL is released while importing.
+    """
+    text = _native.import_conversations(
+        format, _files(files), mapping=_mapping(mapping), deployment_id=deployment_id
     )
     return _object(text)
 

@@ -8,6 +8,7 @@ __all__ = [
     "UndertoneError",
     "ValidationError",
     "drift",
+    "import_conversations",
     "score",
     "validate",
     "verify_signature",
@@ -49,6 +50,13 @@ def drift(
     question: Optional[str] = None,
     before_label: Optional[str] = None,
     after_label: Optional[str] = None,
+) -> str: ...
+def import_conversations(
+    format: str,
+    files: list[tuple[str, bytes]],
+    *,
+    mapping: Optional[bytes] = None,
+    deployment_id: Optional[str] = None,
 ) -> str: ...
 def verify_signature(
     secret: str,

@@ -1,0 +1,217 @@
+// Connectors: importConversations gives exactly what the Rust core gives on the golden
+// cases (tests/golden/connectors), throws core's errors, and refuses arguments of the
+// wrong type with a TypeError.
+import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+import { importConversations, score } from '../index.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const golden = join(root, 'tests/golden/connectors')
+const fixtures = join(root, 'examples/connectors')
+const readJSON = (path) => JSON.parse(readFileSync(path, 'utf8'))
+const cases = readJSON(join(golden, 'cases.json'))
+const chatgpt = readFileSync(join(fixtures, 'chatgpt/conversations.json'))
+
+/** A case's files by the names cases.json gives them, and its mapping document. */
+function load({ format, files, mapping }) {
+  const read = (name) => readFileSync(join(fixtures, format, name))
+  return {
+    files: Object.fromEntries(files.map((name) => [name, read(name)])),
+    mapping: mapping ? read(mapping) : undefined,
+  }
+}
+
+/** Asserts that `fn` throws core's VALIDATION_ERROR with one violation; returns it. */
+function violation(fn) {
+  let detail
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof Error)
+    assert.equal(e.code, 'VALIDATION_ERROR')
+    assert.equal(e.details.length, 1)
+    detail = e.details[0]
+    assert.equal(e.message, `${detail.path}: ${detail.message}`)
+    return true
+  })
+  return detail
+}
+
+/** Asserts that `fn` throws a TypeError with code InvalidArg and `message`. */
+function typeError(fn, message) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof TypeError, `a TypeError, got ${e?.constructor?.name}`)
+    assert.equal(e.code, 'InvalidArg')
+    assert.equal(e.message, message)
+    return true
+  })
+}
+
+test('there are golden cases', () => {
+  const formats = cases.map((c) => c.format)
+  assert.ok(formats.includes('chatgpt') && formats.includes('claude'))
+})
+
+for (const c of cases) {
+  test(`import: ${c.format} gives its golden output`, () => {
+    const { files, mapping } = load(c)
+    const expected = readJSON(join(golden, `${c.format}.json`))
+    assert.deepStrictEqual(importConversations(c.format, files, { mapping }), expected)
+  })
+
+  test(`import: ${c.format} from text gives what bytes give`, () => {
+    const { files, mapping } = load(c)
+    const text = Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, bytes.toString('utf8')]))
+    const expected = readJSON(join(golden, `${c.format}.json`))
+    assert.deepStrictEqual(importConversations(c.format, text, { mapping: mapping?.toString('utf8') }), expected)
+  })
+}
+
+test('bytes on their own are named input', () => {
+  const expected = readJSON(join(golden, 'chatgpt.json'))
+  for (const single of [chatgpt, new Uint8Array(chatgpt)]) {
+    const got = importConversations('chatgpt', single)
+    assert.deepStrictEqual(got.request, expected.request)
+    assert.deepStrictEqual(
+      got.skipped,
+      expected.skipped.map((s) => ({ ...s, at: s.at.replace('conversations.json', 'input') })),
+    )
+  }
+})
+
+test('a path to a file is named as given', () => {
+  const expected = readJSON(join(golden, 'chatgpt.json'))
+  const path = join(fixtures, 'chatgpt/conversations.json')
+  const got = importConversations('chatgpt', path)
+  assert.deepStrictEqual(got.request, expected.request)
+  assert.ok(got.skipped.length > 0 && got.skipped[0].at.startsWith(path))
+  assert.deepStrictEqual(
+    got.skipped,
+    expected.skipped.map((s) => ({ ...s, at: s.at.replace('conversations.json', path) })),
+  )
+})
+
+test('a path to a folder reads every file under it', () => {
+  const expected = readJSON(join(golden, 'slack.json'))
+  assert.deepStrictEqual(importConversations('slack', join(fixtures, 'slack')), expected)
+})
+
+test('a missing path is IO_ERROR naming it', () => {
+  assert.throws(
+    () => importConversations('chatgpt', join(fixtures, 'no-such-file.json')),
+    (e) => {
+      assert.ok(e instanceof Error)
+      assert.equal(e.code, 'IO_ERROR')
+      assert.match(e.message, /^cannot read .*no-such-file\.json: /)
+      assert.deepEqual(e.details, [])
+      return true
+    },
+  )
+})
+
+test('an empty folder is IO_ERROR', () => {
+  const empty = mkdtempSync(join(tmpdir(), 'undertone-empty-'))
+  try {
+    mkdirSync(join(empty, 'nothing'))
+    assert.throws(
+      () => importConversations('slack', empty),
+      (e) => {
+        assert.equal(e.code, 'IO_ERROR')
+        assert.equal(e.message, `${empty} is an empty folder`)
+        return true
+      },
+    )
+  } finally {
+    rmSync(empty, { recursive: true })
+  }
+})
+
+test('files are read in the object order, under their names', () => {
+  const one = importConversations('chatgpt', { 'a.json': chatgpt })
+  const two = importConversations('chatgpt', { 'b.json': chatgpt, 'a.json': chatgpt })
+  const n = one.request.events.length
+  assert.equal(two.request.events.length, 2 * n)
+  assert.deepStrictEqual(two.request.events.slice(0, n), one.request.events)
+  const ats = two.skipped.map((s) => s.at)
+  const half = ats.length / 2
+  assert.ok(ats.length > 0)
+  assert.ok(ats.slice(0, half).every((at) => at.startsWith('b.json[')))
+  assert.ok(ats.slice(half).every((at) => at.startsWith('a.json[')))
+})
+
+test('deploymentId overrides the format name', () => {
+  assert.equal(importConversations('chatgpt', chatgpt).request.deployment_id, 'chatgpt')
+  const got = importConversations('chatgpt', chatgpt, { deploymentId: 'support-bot' })
+  assert.equal(got.request.deployment_id, 'support-bot')
+  assert.deepStrictEqual(got.request.events, readJSON(join(golden, 'chatgpt.json')).request.events)
+  assert.equal(importConversations('chatgpt', chatgpt, { deploymentId: null }).request.deployment_id, 'chatgpt')
+})
+
+test('the imported request scores', () => {
+  const claude = readFileSync(join(fixtures, 'claude/conversations.json'))
+  const { request } = importConversations('claude', { 'conversations.json': claude })
+  const result = score(request)
+  assert.equal(result.intelligence.deployment_id, 'claude')
+  assert.equal(result.intelligence.event_count, request.events.length)
+  assert.ok(result.intelligence.human_turn_count > 0)
+})
+
+test('an unknown format lists the formats', () => {
+  assert.deepStrictEqual(
+    violation(() => importConversations('zip', chatgpt)),
+    { path: 'format', message: 'must be one of chatgpt, claude, zendesk, intercom, slack, mapping; got "zip"' },
+  )
+})
+
+test('malformed JSON names the file', () => {
+  const detail = violation(() => importConversations('chatgpt', { 'x.json': '{' }))
+  assert.equal(detail.path, 'x.json')
+  assert.match(detail.message, /^is not JSON/)
+})
+
+test('the mapping format needs a mapping', () => {
+  const detail = violation(() => importConversations('mapping', chatgpt))
+  assert.equal(detail.path, 'format')
+  assert.match(detail.message, /mapping document/)
+})
+
+test('a mapping is refused with another format', () => {
+  for (const mapping of [{ events: '/messages' }, '{"events": "/messages"}', Buffer.from('{}')]) {
+    assert.deepStrictEqual(violation(() => importConversations('chatgpt', chatgpt, { mapping })), {
+      path: 'mapping',
+      message: 'a mapping is only read with the mapping format, not chatgpt',
+    })
+  }
+})
+
+test('arguments of the wrong type are a TypeError', () => {
+  const files = 'files must be a string, a Uint8Array or an object of file names to strings or Uint8Arrays'
+  typeError(() => importConversations('chatgpt', 42), `${files}, got number`)
+  typeError(() => importConversations('chatgpt'), `${files}, got undefined`)
+  typeError(() => importConversations('chatgpt', [chatgpt]), `${files}, got array`)
+  typeError(() => importConversations('chatgpt', null), `${files}, got null`)
+  typeError(
+    () => importConversations('chatgpt', { 'x.json': 1 }),
+    'files.x.json must be a string or a Uint8Array, got number',
+  )
+  typeError(
+    () => importConversations('chatgpt', chatgpt, { mapping: 3 }),
+    'mapping must be an object, a string or a Uint8Array, got number',
+  )
+})
+
+test('a format or deploymentId of the wrong type gets napi conversion error', () => {
+  for (const call of [
+    () => importConversations(7, chatgpt),
+    () => importConversations('chatgpt', chatgpt, { deploymentId: 7 }),
+  ]) {
+    assert.throws(call, (e) => {
+      assert.ok(e instanceof Error)
+      assert.equal(e.code, 'StringExpected')
+      return true
+    })
+  }
+})
