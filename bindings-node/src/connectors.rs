@@ -8,7 +8,8 @@ use napi::bindgen_prelude::{
 };
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
-use undertone_core::connectors::{self, File, Format};
+use undertone_core::connectors::File;
+use undertone_core::sdk::{self, DeploymentId};
 
 use crate::error::{Failure, type_error};
 use crate::input::given;
@@ -129,7 +130,7 @@ fn read_mapping(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Option<Ve
 
 fn run_import(
     format: &str,
-    files: &[(String, Vec<u8>)],
+    files: &[Read],
     mapping: Option<&[u8]>,
     deployment_id: Option<&str>,
 ) -> Result<String, Failure> {
@@ -137,13 +138,11 @@ fn run_import(
         .iter()
         .map(|(name, bytes)| File { name, bytes })
         .collect();
-    let mapping = mapping.map(|bytes| File {
-        name: MAPPING,
-        bytes,
-    });
-    let format = Format::named(format, mapping.as_ref(), "format")?;
-    let imported = connectors::import(&format, &files, deployment_id)?;
-    Ok(imported.to_json().to_string())
+    let id = DeploymentId {
+        value: deployment_id,
+        name: "deploymentId",
+    };
+    Ok(sdk::import_json(format, &files, mapping, id)?)
 }
 
 /// Reads the files of a conversation export into an ingest request:

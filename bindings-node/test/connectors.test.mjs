@@ -148,6 +148,8 @@ test('deploymentId overrides the format name', () => {
   assert.equal(got.request.deployment_id, 'support-bot')
   assert.deepStrictEqual(got.request.events, readJSON(join(golden, 'chatgpt.json')).request.events)
   assert.equal(importConversations('chatgpt', chatgpt, { deploymentId: null }).request.deployment_id, 'chatgpt')
+  // A bad id is reported under the option's JavaScript name, as score does.
+  assert.equal(violation(() => importConversations('chatgpt', chatgpt, { deploymentId: '' })).path, 'deploymentId')
 })
 
 test('the imported request scores', () => {

@@ -10,7 +10,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use undertone_core::connectors::{self, File, Format};
+use undertone_core::connectors::File;
 use undertone_core::sdk::{self, DeploymentId, DriftOptions, InputFormat, ScoreOptions, Source};
 use undertone_core::{Error, ErrorCode, signature};
 
@@ -150,16 +150,8 @@ fn import_conversations(
             bytes: bytes.as_bytes(),
         })
         .collect();
-    let mapping = mapping.map(|bytes| File {
-        name: "mapping",
-        bytes,
-    });
-    py.detach(|| {
-        let format = Format::named(format, mapping.as_ref(), "format")?;
-        let imported = connectors::import(&format, &files, deployment_id)?;
-        Ok(imported.to_json().to_string())
-    })
-    .map_err(|e| to_py(py, &e))
+    py.detach(|| sdk::import_json(format, &files, mapping, DeploymentId::new(deployment_id)))
+        .map_err(|e| to_py(py, &e))
 }
 
 /// Whether the delivery headers carry a valid signature of `body` under `secret`.

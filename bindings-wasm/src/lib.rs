@@ -9,7 +9,7 @@
 
 mod convert;
 
-use undertone_core::connectors::{self, File, Format};
+use undertone_core::connectors::File;
 use undertone_core::sdk::{self, DriftOptions, ScoreOptions, Source};
 use undertone_core::signature::{self, DEFAULT_TOLERANCE_SECS};
 use wasm_bindgen::prelude::*;
@@ -108,14 +108,13 @@ pub fn import_conversations(
         .iter()
         .map(|(name, bytes)| File { name, bytes })
         .collect();
-    let mapping = mapping.as_deref().map(|bytes| File {
-        name: "mapping",
-        bytes,
-    });
-    let imported = Format::named(&format, mapping.as_ref(), "format")
-        .and_then(|format| connectors::import(&format, &files, id.as_deref()))
-        .map_err(throw)?;
-    from_json(&imported.to_json().to_string())
+    let json = sdk::import_json(
+        &format,
+        &files,
+        mapping.as_deref(),
+        deployment_id(id.as_deref()),
+    );
+    from_json(&json.map_err(throw)?)
 }
 
 /// Whether a webhook delivery's headers carry a valid signature of `body` under

@@ -87,6 +87,8 @@ test("deploymentId overrides the format name", () => {
   const got = wasm.importConversations("chatgpt", chatgpt, { deploymentId: "support-bot" });
   assert.equal(got.request.deployment_id, "support-bot");
   assert.deepStrictEqual(got.request.events, readJSON(join(GOLDEN, "chatgpt.json")).request.events);
+  // A bad id is reported under the option's JavaScript name, as score does.
+  assert.equal(violation(() => wasm.importConversations("chatgpt", chatgpt, { deploymentId: "" })).path, "deploymentId");
 });
 
 test("the imported request scores", () => {

@@ -30,6 +30,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::connectors;
 use crate::drift::{DriftResult, drift};
 use crate::error::{Error, Result, Violation};
 use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
@@ -405,6 +406,27 @@ pub fn drift_json(
 ) -> Result<String> {
     let result: DriftResult = drift(&drift_request(before, after, options)?);
     Ok(serde_json::to_string(&result).unwrap_or_default())
+}
+
+/// The name a binding's mapping document goes by in errors.
+pub const MAPPING_NAME: &str = "mapping";
+
+/// Reads the named `files` of an export in `format` (one of
+/// [`connectors::Format::NAMES`]; `mapping` needs the `mapping` document, whose errors
+/// name it [`MAPPING_NAME`]) as `{request, skipped}` JSON, as the bindings return it.
+pub fn import_json(
+    format: &str,
+    files: &[connectors::File<'_>],
+    mapping: Option<&[u8]>,
+    deployment_id: DeploymentId<'_>,
+) -> Result<String> {
+    let mapping = mapping.map(|bytes| connectors::File {
+        name: MAPPING_NAME,
+        bytes,
+    });
+    let format = connectors::Format::named(format, mapping.as_ref(), "format")?;
+    let imported = connectors::import(&format, files, deployment_id)?;
+    Ok(imported.to_json().to_string())
 }
 
 #[cfg(test)]

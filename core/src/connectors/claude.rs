@@ -9,9 +9,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Collected, File, Format, Message, Role, event, for_each_conversation, invalid, text};
+use super::{
+    Collected, File, Format, Message, Role, created_at, event, for_each_conversation, invalid,
+    no_text, text,
+};
 use crate::error::Result;
-use crate::validate::{parse_timestamp, type_name};
+use crate::validate::type_name;
 
 pub(super) fn read(file: &File<'_>, out: &mut Collected) -> Result<()> {
     for_each_conversation(file, "Claude's conversations.json", |c, at| {
@@ -73,23 +76,13 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
             .filter_map(|a| a["file_name"].as_str().map(|n| json!(n)))
             .collect();
         let Some(content) = message_text(m) else {
-            let what = if attachments.is_empty() {
-                "no text"
-            } else {
-                "no text (attachments only)"
-            };
-            out.skip(m_at, what);
+            out.skip(m_at, no_text(&attachments));
             continue;
         };
-        // The input contract's own reading of a time, so what is kept is valid.
-        let timestamp = match m["created_at"].as_str().map(parse_timestamp) {
-            Some(Ok(t)) => t,
-            Some(Err(why)) => {
-                out.skip(m_at, format!("created_at: {why}"));
-                continue;
-            }
-            None => {
-                out.skip(m_at, "no created_at");
+        let timestamp = match created_at(m) {
+            Ok(t) => t,
+            Err(why) => {
+                out.skip(m_at, why);
                 continue;
             }
         };

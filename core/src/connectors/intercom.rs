@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::markup::html_to_text;
 use super::{
-    Collected, File, Format, Message, Role, documents, epoch_seconds, event, invalid, text,
+    Collected, File, Format, Message, Role, documents, epoch_seconds, event, invalid, no_text, text,
 };
 use crate::error::Result;
 use crate::features::context::HUMAN_AGENT;
@@ -156,10 +156,11 @@ fn part(
         .filter_map(|a| a["name"].as_str().map(|n| json!(n)))
         .collect();
     let Some(content) = p["body"].as_str().and_then(|b| text(&html_to_text(b))) else {
-        let what = match (kind, attachments.is_empty()) {
-            (_, false) => "no text (attachments only)".to_owned(),
-            (Some(kind), true) if kind != "comment" => format!("no text (part_type {kind})"),
-            _ => "no text".to_owned(),
+        let what = match kind {
+            Some(kind) if kind != "comment" && attachments.is_empty() => {
+                format!("no text (part_type {kind})")
+            }
+            _ => no_text(&attachments).to_owned(),
         };
         out.skip(at, what);
         return;

@@ -338,7 +338,7 @@ impl Mapping {
             },
         };
         let mut extra = Map::new();
-        if let Some(responder) = responder.filter(|_| role == Role::Assistant) {
+        if let Some(responder) = responder {
             extra.insert("responder".into(), json!(responder));
         }
         for (key, p) in &self.metadata {

@@ -26,7 +26,8 @@ use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result, Violation};
 use crate::schema::format_utc;
-use crate::validate::type_name;
+use crate::sdk::DeploymentId;
+use crate::validate::{parse_timestamp, type_name};
 
 /// An input file: its name (for error messages) and its bytes.
 #[derive(Debug, Clone, Copy)]
@@ -136,8 +137,13 @@ impl Import {
 }
 
 /// Reads `files` in `format` into an ingest request for `deployment_id` (the format's
-/// name when `None`). Fails when nothing in the input is an event.
-pub fn import(format: &Format, files: &[File<'_>], deployment_id: Option<&str>) -> Result<Import> {
+/// name when it has no value; a bad id is reported under the caller's name for it).
+/// Fails when nothing in the input is an event.
+pub fn import(
+    format: &Format,
+    files: &[File<'_>],
+    deployment_id: DeploymentId<'_>,
+) -> Result<Import> {
     let mut out = Collected::default();
     let each = |read: &dyn Fn(&File<'_>, &mut Collected) -> Result<()>, out: &mut Collected| {
         files.iter().try_for_each(|file| read(file, out))
@@ -151,8 +157,8 @@ pub fn import(format: &Format, files: &[File<'_>], deployment_id: Option<&str>) 
         // A Slack export is one whole: users and channels are read before messages.
         Format::Slack => slack::read(files, &mut out)?,
     }
-    let deployment_id = deployment_id.unwrap_or(format.name());
-    crate::validate::identifier(deployment_id, "deployment_id")?;
+    let id = deployment_id.value.unwrap_or(format.name());
+    crate::validate::identifier(id, deployment_id.name)?;
     if out.events.is_empty() {
         let names: Vec<&str> = files.iter().map(|f| f.name).collect();
         let mut message = format!(
@@ -170,7 +176,7 @@ pub fn import(format: &Format, files: &[File<'_>], deployment_id: Option<&str>) 
         return Err(invalid(&names.join(", "), message));
     }
     Ok(Import {
-        request: json!({"deployment_id": deployment_id, "events": out.events}),
+        request: json!({"deployment_id": id, "events": out.events}),
         skipped: out.skipped,
     })
 }
@@ -321,6 +327,24 @@ fn epoch_seconds(v: &Value) -> Option<DateTime<Utc>> {
         return None;
     }
     DateTime::from_timestamp_millis(millis as i64)
+}
+
+/// A message's RFC 3339 `created_at`, read by the input contract's own parser (so a
+/// kept time is always valid), or why it cannot be kept.
+fn created_at(m: &Value) -> std::result::Result<DateTime<Utc>, String> {
+    match m["created_at"].as_str() {
+        Some(s) => parse_timestamp(s).map_err(|why| format!("created_at: {why}")),
+        None => Err("no created_at".to_owned()),
+    }
+}
+
+/// Why a message without text was left out.
+fn no_text(attachments: &[Value]) -> &'static str {
+    if attachments.is_empty() {
+        "no text"
+    } else {
+        "no text (attachments only)"
+    }
 }
 
 /// Text with surrounding whitespace trimmed; `None` when nothing is left.

@@ -21,14 +21,15 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::markup::{html_to_text, looks_like_html};
-use super::{Collected, File, Format, Message, Role, documents, event, invalid, text};
+use super::{
+    Collected, File, Format, Message, Role, created_at, documents, event, invalid, no_text, text,
+};
 use crate::assembly::role::AI_ROLES;
 use crate::error::Result;
 use crate::features::context::HUMAN_AGENT;
-use crate::validate::{parse_timestamp, type_name};
+use crate::validate::type_name;
 
 /// A Zendesk user as the comments need it.
-#[derive(Clone)]
 struct User {
     end_user: bool,
     bot: bool,
@@ -38,22 +39,22 @@ type Users = HashMap<String, User>;
 
 pub(super) fn read(file: &File<'_>, out: &mut Collected) -> Result<()> {
     for (at, doc) in documents(file)? {
-        tickets_in(&doc, &at, &HashMap::new(), out)?;
+        tickets_in(&doc, &at, out)?;
     }
     Ok(())
 }
 
 /// Every ticket in `doc`, whichever documented shape it has.
-fn tickets_in(doc: &Value, at: &str, outer: &Users, out: &mut Collected) -> Result<()> {
+fn tickets_in(doc: &Value, at: &str, out: &mut Collected) -> Result<()> {
     match doc {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                tickets_in(item, &format!("{at}[{i}]"), outer, out)?;
+                tickets_in(item, &format!("{at}[{i}]"), out)?;
             }
             Ok(())
         }
         Value::Object(o) => {
-            let users = users(o, at, outer)?;
+            let users = users(o, at)?;
             if let Some(tickets) = o.get("tickets") {
                 let Value::Array(tickets) = tickets else {
                     return Err(invalid(
@@ -103,9 +104,9 @@ fn tickets_in(doc: &Value, at: &str, outer: &Users, out: &mut Collected) -> Resu
     }
 }
 
-/// The sideloaded `users` of a response (`include=users`), added to those around it.
-fn users(o: &Map<String, Value>, at: &str, outer: &Users) -> Result<Users> {
-    let mut users = outer.clone();
+/// The sideloaded `users` of a response (`include=users`).
+fn users(o: &Map<String, Value>, at: &str) -> Result<Users> {
+    let mut users = Users::new();
     let Some(list) = o.get("users") else {
         return Ok(users);
     };
@@ -196,22 +197,13 @@ fn ticket(
             .filter_map(|a| a["file_name"].as_str().map(|n| json!(n)))
             .collect();
         let Some(content) = comment_text(c) else {
-            let what = if attachments.is_empty() {
-                "no text"
-            } else {
-                "no text (attachments only)"
-            };
-            out.skip(c_at, what);
+            out.skip(c_at, no_text(&attachments));
             continue;
         };
-        let timestamp = match c["created_at"].as_str().map(parse_timestamp) {
-            Some(Ok(t)) => t,
-            Some(Err(why)) => {
-                out.skip(c_at, format!("created_at: {why}"));
-                continue;
-            }
-            None => {
-                out.skip(c_at, "no created_at");
+        let timestamp = match created_at(c) {
+            Ok(t) => t,
+            Err(why) => {
+                out.skip(c_at, why);
                 continue;
             }
         };

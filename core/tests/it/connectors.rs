@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 use undertone_core::connectors::{File, Format, import};
 use undertone_core::score::score;
+use undertone_core::sdk::DeploymentId;
 use undertone_core::validate;
 
 use super::{read_json, root};
@@ -54,7 +55,7 @@ fn import_case(case: &Case) -> Value {
         .iter()
         .map(|(name, bytes)| File { name, bytes })
         .collect();
-    import(&case.format, &files, None)
+    import(&case.format, &files, DeploymentId::default())
         .unwrap_or_else(|e| panic!("{}: the fixture imports: {e}", case.format.name()))
         .to_json()
 }
@@ -226,7 +227,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
             name: "x.json",
             bytes: input.as_bytes(),
         };
-        let e = import(&format, &[file], None).expect_err(input);
+        let e = import(&format, &[file], DeploymentId::default()).expect_err(input);
         let v = &e.violations()[0];
         assert_eq!(v.path, path, "{input}");
         assert!(v.message.starts_with(message), "{input}: {}", v.message);
@@ -237,7 +238,7 @@ fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
         name: "x.json",
         bytes: br#"[{"uuid": "c", "chat_messages": [{"sender": "human", "text": " ", "created_at": "2026-01-01T00:00:00Z"}]}]"#,
     };
-    let e = import(&Format::Claude, &[file], None).unwrap_err();
+    let e = import(&Format::Claude, &[file], DeploymentId::default()).unwrap_err();
     assert_eq!(e.violations()[0].path, "x.json");
     assert!(
         e.to_string()
@@ -255,7 +256,7 @@ fn read(format: &Format, files: &[(&str, &str)]) -> undertone_core::Result<Value
             bytes: text.as_bytes(),
         })
         .collect();
-    import(format, &files, None).map(|i| i.to_json())
+    import(format, &files, DeploymentId::default()).map(|i| i.to_json())
 }
 
 /// One inline JSON document read as `x.json`, which must import.

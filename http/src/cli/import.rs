@@ -33,12 +33,7 @@ pub struct ImportArgs {
 
 /// Runs `undertone import`; returns the exit status.
 pub fn run(args: &ImportArgs) -> u8 {
-    match request(
-        &args.from,
-        &args.input,
-        args.deployment_id.as_deref(),
-        args.json,
-    ) {
+    match request(&args.from, &args.input, &args.deployment_id, args.json) {
         // Serialising a JSON value cannot fail.
         Some(request) => emit(&serde_json::to_string_pretty(&request).unwrap_or_default()),
         None => INVALID,
@@ -50,7 +45,7 @@ pub fn run(args: &ImportArgs) -> u8 {
 pub(super) fn request(
     from: &str,
     path: &Path,
-    deployment_id: Option<&str>,
+    deployment_id: &Option<String>,
     json: bool,
 ) -> Option<Value> {
     let fail = |e: undertone_core::Error| {
@@ -85,7 +80,7 @@ pub(super) fn request(
             bytes,
         })
         .collect();
-    let imported = match connectors::import(&connector, &files, deployment_id) {
+    let imported = match connectors::import(&connector, &files, super::flag(deployment_id)) {
         Ok(i) => i,
         Err(e) => return fail(e),
     };

@@ -90,7 +90,7 @@ pub fn run(args: &ScoreArgs) -> u8 {
     let request = match &args.from {
         Some(from) => {
             let Some(imported) =
-                super::import::request(from, &args.file, args.deployment_id.as_deref(), args.json)
+                super::import::request(from, &args.file, &args.deployment_id, args.json)
             else {
                 return INVALID;
             };

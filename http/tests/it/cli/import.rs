@@ -92,6 +92,21 @@ fn the_deployment_id_defaults_to_the_format_and_can_be_set() {
         &path,
     );
     assert_eq!(request["deployment_id"], "helpdesk-eu");
+    // A bad id is named by the flag, as `score` names it.
+    let out = run(
+        &[
+            "import",
+            "--from",
+            "zendesk",
+            "--deployment-id",
+            "",
+            "--json",
+        ],
+        Some(&path),
+        None,
+    );
+    let envelope = assert_error_envelope(&out);
+    assert_eq!(envelope["error"]["details"][0]["path"], "--deployment-id");
 }
 
 #[test]
