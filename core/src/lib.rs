@@ -25,6 +25,7 @@ pub mod drift;
 pub mod error;
 pub mod eval;
 pub mod features;
+pub mod model;
 pub mod monitor;
 pub mod schema;
 pub mod score;

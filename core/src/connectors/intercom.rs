@@ -19,7 +19,7 @@ use super::{
     Collected, File, Format, Message, Role, documents, epoch_seconds, event, invalid, no_text, text,
 };
 use crate::error::Result;
-use crate::features::context::HUMAN_AGENT;
+use crate::schema::HUMAN_AGENT;
 use crate::validate::type_name;
 
 /// Part types that are internal to the team: the customer never saw them.

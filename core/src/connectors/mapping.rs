@@ -43,7 +43,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Collected, File, Message, Role, documents, event, invalid, text};
 use crate::error::Result;
-use crate::features::context::HUMAN_AGENT;
+use crate::schema::HUMAN_AGENT;
 use crate::validate::{parse_timestamp, type_name};
 
 /// How a JSON payload maps onto events; see the module documentation.

@@ -26,7 +26,7 @@ use super::{
 };
 use crate::assembly::role::AI_ROLES;
 use crate::error::Result;
-use crate::features::context::HUMAN_AGENT;
+use crate::schema::HUMAN_AGENT;
 use crate::validate::type_name;
 
 /// A Zendesk user as the comments need it.

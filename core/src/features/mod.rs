@@ -1,7 +1,9 @@
-//! Signals: named, documented functions of one human turn's text and its context.
+//! Text features: named, documented functions of one turn's text alone (its words,
+//! markers, affect, n-grams and content stems). Reading a turn in its conversation is
+//! `score::context`.
 
 pub mod affect;
-pub mod context;
+pub mod grams;
 pub mod markers;
 pub mod similarity;
 pub mod text;

@@ -12,6 +12,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// `metadata.responder` of an answering-side turn a person wrote (a helpdesk's human
+/// agent, as the connectors mark it): the handoff a human asked for has happened.
+pub const HUMAN_AGENT: &str = "human_agent";
+
 /// One turn of a conversation, validated: timestamps are UTC, content is trimmed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Event {

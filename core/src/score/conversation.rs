@@ -5,15 +5,22 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::context::{TurnSignals, conversation_signals};
 use crate::assembly::{Conversation, Grouping};
-use crate::features::context::{TurnSignals, conversation_signals};
+
 use crate::features::markers::Category;
 use crate::schema::serialize_utc;
 
+use std::sync::LazyLock;
+
+use crate::model::tables::LinearDim;
+use crate::params;
+
 use super::archetype::ArchetypeDetector;
-use super::layer_z::{Dimension, DimensionScore, Evidence, LayerZ, TrustMode, clamp01};
+use super::inputs::{CONVERSATION_INPUTS, ConversationInput};
+use super::layer_z::{Dimension, DimensionScore, Evidence, LayerZ, TrustMode};
 use super::parts::saturate;
-use super::turn::{ArcState, score_turn};
+use super::turn::{ArcState, score_turn, trust_params};
 
 /// One scored human turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -79,9 +86,83 @@ pub struct Draft {
     pub result: ConversationResult,
     /// Mean per-turn dependency, the input of the actor trend.
     pub dependency_level: f64,
-    /// Raw abandonment value before deployment context (unclamped sum of parts).
+    /// The abandonment model's parts so far (logit units), before deployment context.
     pub abandonment_parts: Vec<Evidence>,
 }
+
+params! {
+    /// How a conversation's values are rolled up where no labels exist yet.
+    pub struct RollUpParams ("conversation", "roll_up") {
+        /// Trust: weight of the mean turn score (the rest is the lowest turn).
+        trust_mean,
+        /// Escalation friction: weight of the peak turn (the rest is the mean).
+        escalation_peak,
+        /// Confidence of a conversation with one human turn, before `confidence_span`.
+        confidence_floor,
+        /// What more human turns add to the confidence.
+        confidence_span,
+        /// Steepness of the confidence in human turns.
+        confidence_steepness,
+        /// Share of the conversation confidence that dependency keeps.
+        dependency_confidence_share,
+    }
+}
+
+params! {
+    /// How resolution is detected when metadata does not say (no labels yet).
+    pub struct ResolutionParams ("conversation", "resolution") {
+        /// Thanks or "that worked" at least this strong in one of the last two turns.
+        min_relief,
+        /// No complaint marker at least this strong at or after it.
+        max_complaint,
+        /// And the final turn's frustration below this.
+        max_final_frustration,
+    }
+}
+
+params! {
+    /// Deployment context of abandonment risk (no labels yet).
+    pub struct DeploymentParams ("conversation", "deployment") {
+        /// A conversation shorter than this share of the deployment's median is short.
+        short_share,
+    }
+}
+
+/// The learned conversation values (frustration, comprehension gap, abandonment risk).
+struct Learned {
+    frustration: LinearDim,
+    comprehension: LinearDim,
+    abandonment: LinearDim,
+}
+
+static LEARNED: LazyLock<Learned> = LazyLock::new(|| {
+    let t = &*crate::model::TABLES;
+    let read = |d: Dimension| {
+        LinearDim::read(t, d.as_str(), "conversation", &ConversationInput::NAMES)
+            .expect("core/models/dimensions.tsv has every learned conversation dimension")
+    };
+    Learned {
+        frustration: read(Dimension::FrustrationBuildup),
+        comprehension: read(Dimension::ComprehensionGap),
+        abandonment: read(Dimension::SilentAbandonmentRisk),
+    }
+});
+
+/// The parameters set by design, loaded once.
+struct Set {
+    roll_up: RollUpParams,
+    resolution: ResolutionParams,
+    deployment: DeploymentParams,
+}
+
+static SET: LazyLock<Set> = LazyLock::new(|| {
+    let t = &*crate::model::TABLES;
+    Set {
+        roll_up: RollUpParams::read(t).expect("roll-up parameters"),
+        resolution: ResolutionParams::read(t).expect("resolution parameters"),
+        deployment: DeploymentParams::read(t).expect("deployment parameters"),
+    }
+});
 
 /// Scores every human turn of `conversation` in context and rolls them up.
 pub fn score_conversation(conversation: &Conversation, detector: &mut ArchetypeDetector) -> Draft {
@@ -94,9 +175,14 @@ pub fn score_standalone(conversation: &Conversation, detector: &mut ArchetypeDet
     score(conversation, true, detector)
 }
 
-fn score(conversation: &Conversation, standalone: bool, detector: &mut ArchetypeDetector) -> Draft {
+/// The signals and scored turns of a conversation, before they are rolled up.
+pub fn scored_turns(
+    conversation: &Conversation,
+    standalone: bool,
+    detector: &mut ArchetypeDetector,
+) -> (Vec<TurnSignals>, Vec<TurnResult>) {
     let mut signals =
-        conversation_signals(conversation, |text, role| detector.add_turn(text, role));
+        conversation_signals(conversation, |seen| detector.add_turn(seen.text, seen.role));
     if standalone {
         for s in &mut signals {
             s.prior_ai = None;
@@ -107,6 +193,7 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
             s.length_ratio = 1.0;
             s.answered = true;
             s.is_last_human_turn = false;
+            s.next_ai_failure = None;
         }
     }
     let mut state = ArcState::default();
@@ -124,24 +211,39 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
             conversation_id: conversation.conversation_id.clone(),
             actor_id: t.event.actor_id.clone(),
             timestamp: t.event.timestamp,
-            layer_z: score_turn(s, &mut state),
+            layer_z: score_turn(s, &t.event.content, &mut state),
         });
     }
+    (signals, turns)
+}
+
+fn score(conversation: &Conversation, standalone: bool, detector: &mut ArchetypeDetector) -> Draft {
+    let tables = &*LEARNED;
+    let r = &SET.roll_up;
+    let (signals, turns) = scored_turns(conversation, standalone, detector);
     let (resolved, resolution_source) = resolution(conversation, &signals, &turns);
     let id = &conversation.conversation_id;
     let n = turns.len();
     let confidence = if n == 0 {
         0.0
     } else {
-        0.35 + 0.6 * saturate(n as f64, 0.35)
+        r.confidence_floor + r.confidence_span * saturate(n as f64, r.confidence_steepness)
     };
-
-    let frustration = roll_up(&turns, Dimension::FrustrationBuildup, id, confidence, |v| {
-        // Buildup: the peak and where the arc ended both matter.
-        0.5 * max(v) + 0.5 * v.last().copied().unwrap_or(0.0)
-    });
+    let x = |d: Dimension| conversation_inputs(d, conversation, &signals, &turns, resolved);
+    let frustration = roll_up(
+        &turns,
+        Dimension::FrustrationBuildup,
+        id,
+        confidence,
+        |_| {
+            tables.frustration.calibrated(linear(
+                &tables.frustration,
+                &x(Dimension::FrustrationBuildup),
+            ))
+        },
+    );
     let mut trust = roll_up(&turns, Dimension::TrustCalibration, id, confidence, |v| {
-        0.5 * mean(v) + 0.5 * v.iter().copied().fold(1.0, f64::min)
+        r.trust_mean * mean(v) + (1.0 - r.trust_mean) * v.iter().copied().fold(1.0, f64::min)
     });
     trust.mode = Some(trust_mode(&turns));
     let dependency_level = mean(&values(&turns, Dimension::DependencyDrift));
@@ -149,27 +251,37 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
         &turns,
         Dimension::DependencyDrift,
         id,
-        confidence * 0.3,
+        confidence * r.dependency_confidence_share,
         mean,
     );
     let escalation = roll_up(&turns, Dimension::EscalationFriction, id, confidence, |v| {
-        0.6 * max(v) + 0.4 * mean(v)
+        r.escalation_peak * max(v) + (1.0 - r.escalation_peak) * mean(v)
     });
-    let comprehension = roll_up(&turns, Dimension::ComprehensionGap, id, confidence, |v| {
-        0.5 * max(v) + 0.5 * mean(v)
+    let comprehension = roll_up(&turns, Dimension::ComprehensionGap, id, confidence, |_| {
+        tables.comprehension.calibrated(linear(
+            &tables.comprehension,
+            &x(Dimension::ComprehensionGap),
+        ))
     });
     let abandonment_parts = if standalone {
         standalone_abandonment(conversation, &turns)
     } else {
-        abandonment_parts(conversation, &signals, &turns, frustration.score, resolved)
+        abandonment_parts(conversation, &x(Dimension::SilentAbandonmentRisk))
     };
-    let abandonment_score = clamp01(abandonment_parts.iter().map(|e| e.contribution).sum());
-    let abandonment = DimensionScore::new(
-        Dimension::SilentAbandonmentRisk,
-        abandonment_score,
-        confidence,
-        abandonment_parts.clone(),
-    );
+    let abandonment = if standalone {
+        let score = turns
+            .iter()
+            .map(|t| t.layer_z.silent_abandonment_risk.score)
+            .fold(0.0, f64::max);
+        DimensionScore::new(
+            Dimension::SilentAbandonmentRisk,
+            score,
+            confidence,
+            abandonment_parts.clone(),
+        )
+    } else {
+        abandonment_score(&abandonment_parts, confidence)
+    };
     let layer_z = LayerZ {
         trust_calibration: trust,
         frustration_buildup: frustration,
@@ -198,6 +310,68 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
     }
 }
 
+/// The inputs of the learned conversation values (frustration, comprehension gap,
+/// abandonment risk, in that order) of one conversation read on its own, as the
+/// training script's feature dump needs them.
+pub fn learned_inputs(conversation: &Conversation) -> [(Dimension, [f64; CONVERSATION_INPUTS]); 3] {
+    let mut detector = ArchetypeDetector::new();
+    let (signals, turns) = scored_turns(conversation, false, &mut detector);
+    let (resolved, _) = resolution(conversation, &signals, &turns);
+    [
+        Dimension::FrustrationBuildup,
+        Dimension::ComprehensionGap,
+        Dimension::SilentAbandonmentRisk,
+    ]
+    .map(|d| {
+        (
+            d,
+            conversation_inputs(d, conversation, &signals, &turns, resolved),
+        )
+    })
+}
+
+/// The logit of a learned conversation value.
+fn linear(t: &LinearDim, x: &[f64; CONVERSATION_INPUTS]) -> f64 {
+    t.intercept + t.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>()
+}
+
+/// The inputs of dimension `d`'s conversation value.
+pub fn conversation_inputs(
+    d: Dimension,
+    conversation: &Conversation,
+    signals: &[TurnSignals],
+    turns: &[TurnResult],
+    resolved: bool,
+) -> [f64; CONVERSATION_INPUTS] {
+    let mut x = [0.0; CONVERSATION_INPUTS];
+    let own = values(turns, d);
+    let frustration = values(turns, Dimension::FrustrationBuildup);
+    x[ConversationInput::PeakTurn as usize] = max(&own);
+    x[ConversationInput::FinalTurn as usize] = own.last().copied().unwrap_or(0.0);
+    x[ConversationInput::MeanTurn as usize] = mean(&own);
+    x[ConversationInput::FinalFrustration as usize] = frustration.last().copied().unwrap_or(0.0);
+    x[ConversationInput::PeakFrustration as usize] = max(&frustration);
+    x[ConversationInput::Unresolved as usize] = f64::from(u8::from(!resolved));
+    let answered: Vec<f64> = signals
+        .iter()
+        .filter_map(|s| s.prior_ai.map(|a| a.failure))
+        .collect();
+    x[ConversationInput::MeanAiFailure as usize] = mean(&answered);
+    if let Some(last) = signals.last() {
+        let ends_on_ai = conversation
+            .turns
+            .last()
+            .is_some_and(|t| t.role == crate::Role::Ai);
+        if ends_on_ai {
+            x[ConversationInput::LeftAfterAiFailure as usize] = last.next_ai_failure.unwrap_or(0.0);
+        }
+        x[ConversationInput::UnansweredLastQuestion as usize] =
+            f64::from(u8::from(last.is_question && !last.answered));
+        x[ConversationInput::LastGivingUp as usize] =
+            last.reading.get(crate::model::text::Head::GivingUp);
+    }
+    x
+}
 /// The abandonment flag: unresolved and risk in the broken band.
 pub fn is_abandoned(result: &ConversationResult) -> bool {
     !result.resolved && result.layer_z.silent_abandonment_risk.score > super::layer_z::WATCH_MAX
@@ -255,7 +429,7 @@ fn trust_mode(turns: &[TurnResult]) -> TrustMode {
         .map(|t| &t.layer_z.trust_calibration)
         .min_by(|a, b| a.score.total_cmp(&b.score));
     match worst {
-        Some(w) if w.mode != Some(TrustMode::Calibrated) && w.risk >= 0.3 => {
+        Some(w) if w.mode != Some(TrustMode::Calibrated) && w.risk >= trust_params().mode_risk => {
             w.mode.unwrap_or(TrustMode::Calibrated)
         }
         _ => TrustMode::Calibrated,
@@ -268,6 +442,7 @@ fn resolution(
     signals: &[TurnSignals],
     turns: &[TurnResult],
 ) -> (bool, ResolutionSource) {
+    let p = &SET.resolution;
     let mut given = None;
     for t in &conversation.turns {
         if let Some(meta) = &t.event.metadata {
@@ -306,83 +481,88 @@ fn resolution(
     let satisfied = tail.iter().enumerate().any(|(k, s)| {
         let m = &s.markers;
         let good = m.get(Category::Resolution).max(m.get(Category::Gratitude));
-        good >= 0.6 && tail[k..].iter().all(|later| bad(later) < 0.5)
+        good >= p.min_relief && tail[k..].iter().all(|later| bad(later) < p.max_complaint)
     });
     (
-        satisfied && final_frustration < 0.45,
+        satisfied && final_frustration < p.max_final_frustration,
         ResolutionSource::Detected,
     )
 }
 
-/// The conversation-level abandonment parts (deployment context is added later).
-fn abandonment_parts(
-    conversation: &Conversation,
-    signals: &[TurnSignals],
-    turns: &[TurnResult],
-    frustration: f64,
-    resolved: bool,
-) -> Vec<Evidence> {
-    let id = Some(conversation.conversation_id.clone());
-    let Some(last) = signals.last() else {
-        return Vec::new();
-    };
-    let at = last.event_index;
-    let mut out = Vec::new();
-    let mut add = |signal: &'static str, value: f64, detail: Option<String>| {
-        if value != 0.0 {
-            out.push(Evidence {
-                signal,
-                event_index: at,
-                conversation_id: id.clone(),
-                contribution: value,
-                detail,
-            });
+/// What an input of the abandonment model saw, for its evidence item.
+fn abandonment_detail(input: ConversationInput) -> Option<String> {
+    match input {
+        ConversationInput::Unresolved => Some("no thanks or confirmation at the end".to_owned()),
+        ConversationInput::LeftAfterAiFailure => {
+            Some("the last AI reply failed and the person did not answer".to_owned())
         }
-    };
-    add("baseline", 0.05, None);
-    let final_frustration = turns
-        .last()
-        .map_or(0.0, |t| t.layer_z.frustration_buildup.score);
-    add("final_frustration", 0.25 * final_frustration, None);
-    add("frustration_buildup", 0.15 * frustration, None);
-    if !resolved {
-        add(
-            "unresolved_ending",
-            0.2,
-            Some("no thanks or confirmation at the end".to_owned()),
-        );
+        ConversationInput::UnansweredLastQuestion => {
+            Some("the last question got no reply".to_owned())
+        }
+        _ => None,
     }
-    // The conversation ends on an AI turn that failed, and the person said nothing more.
-    let ends_on_ai = conversation
+}
+
+/// The conversation-level abandonment parts in logit units (deployment context is
+/// added later): one per input the model reads.
+fn abandonment_parts(conversation: &Conversation, x: &[f64; CONVERSATION_INPUTS]) -> Vec<Evidence> {
+    let t = &LEARNED.abandonment;
+    let last = conversation
         .turns
-        .last()
-        .is_some_and(|t| t.role == crate::Role::Ai);
-    if ends_on_ai && let Some(f) = last.next_ai_failure {
-        add(
-            "left_after_ai_failure",
-            0.3 * f,
-            Some("the last AI reply failed and the person did not answer".to_owned()),
-        );
+        .iter()
+        .rev()
+        .find(|t| t.role == crate::Role::Human)
+        .map_or(0, |t| t.event_index);
+    let id = Some(conversation.conversation_id.clone());
+    ConversationInput::ALL
+        .iter()
+        .zip(t.weights.iter().zip(x))
+        .filter(|(_, (w, v))| **w * **v != 0.0)
+        .map(|(input, (w, v))| Evidence {
+            signal: input.as_str(),
+            event_index: last,
+            conversation_id: id.clone(),
+            contribution: w * v,
+            detail: abandonment_detail(*input),
+        })
+        .collect()
+}
+
+/// The abandonment value from its parts (logit units): the calibrated probability,
+/// with the parts scaled as on a turn so that they and the baseline add up to it.
+fn abandonment_score(parts: &[Evidence], confidence: f64) -> DimensionScore {
+    let t = &LEARNED.abandonment;
+    let moved: f64 = parts.iter().map(|e| e.contribution).sum();
+    let score = t.calibrated(t.intercept + moved);
+    let baseline = t.baseline();
+    let factor = if moved.abs() > 1e-12 {
+        (score - baseline) / moved
+    } else {
+        0.0
+    };
+    let mut evidence: Vec<Evidence> = parts
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            e.contribution *= factor;
+            e
+        })
+        .collect();
+    if let Some(first) = parts.first() {
+        evidence.push(Evidence {
+            signal: "baseline",
+            event_index: first.event_index,
+            conversation_id: first.conversation_id.clone(),
+            contribution: baseline,
+            detail: None,
+        });
     }
-    if last.is_question && !last.answered {
-        add(
-            "unanswered_last_question",
-            0.25,
-            Some("the last question got no reply".to_owned()),
-        );
-    }
-    let giving_up = last.markers.get(Category::GivingUp);
-    add(
-        "giving_up",
-        0.35 * giving_up,
-        last.markers
-            .phrase(Category::GivingUp)
-            .map(|p| format!("\"{p}\"")),
-    );
-    if resolved {
-        add("resolved", -0.35, None);
-    }
-    out
+    DimensionScore::new(
+        Dimension::SilentAbandonmentRisk,
+        score,
+        confidence,
+        evidence,
+    )
 }
 
 /// Abandonment of standalone texts: the strongest single text (churn words, low rating).
@@ -413,13 +593,14 @@ fn standalone_abandonment(conversation: &Conversation, turns: &[TurnResult]) -> 
 /// Adds what only the whole deployment shows to each conversation's abandonment risk:
 /// conversations much shorter than the deployment's median, and people whose return
 /// visits slow down. Then sets the abandonment flags.
-pub fn apply_deployment_context(drafts: &mut [Draft]) {
+pub fn apply_deployment_context(drafts: &mut [Draft], standalone: bool) {
     let mut lengths: Vec<usize> = drafts
         .iter()
         .map(|d| d.result.human_turn_count)
         .filter(|&n| n > 0)
         .collect();
     lengths.sort_unstable();
+    // The deployment's median length needs a handful of conversations to mean anything.
     let median = (lengths.len() >= 5).then(|| lengths[lengths.len() / 2] as f64);
 
     let mut by_actor: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
@@ -442,41 +623,42 @@ pub fn apply_deployment_context(drafts: &mut [Draft]) {
             }
         }
     }
+    let weight = |input: ConversationInput| LEARNED.abandonment.weights[input as usize];
     for (i, d) in drafts.iter_mut().enumerate() {
         let r = &mut d.result;
         if r.turns.is_empty() {
             continue;
         }
-        let at = r.turns.last().map_or(0, |t| t.event_index);
-        let mut parts = d.abandonment_parts.clone();
-        if let Some(m) = median
-            && !r.resolved
-            && (r.human_turn_count as f64) < 0.5 * m
-        {
-            parts.push(Evidence {
-                signal: "short_conversation",
-                event_index: at,
-                conversation_id: Some(r.conversation_id.clone()),
-                contribution: 0.1,
-                detail: Some(format!(
-                    "{} human turns; the deployment's median is {m}",
-                    r.human_turn_count
-                )),
-            });
+        if !standalone {
+            let at = r.turns.last().map_or(0, |t| t.event_index);
+            let mut parts = d.abandonment_parts.clone();
+            if let Some(m) = median
+                && !r.resolved
+                && (r.human_turn_count as f64) < SET.deployment.short_share * m
+            {
+                parts.push(Evidence {
+                    signal: ConversationInput::ShortConversation.as_str(),
+                    event_index: at,
+                    conversation_id: Some(r.conversation_id.clone()),
+                    contribution: weight(ConversationInput::ShortConversation),
+                    detail: Some(format!(
+                        "{} human turns; the deployment's median is {m}",
+                        r.human_turn_count
+                    )),
+                });
+            }
+            if slowing[i] {
+                parts.push(Evidence {
+                    signal: ConversationInput::ReturnVisitsSlowing.as_str(),
+                    event_index: at,
+                    conversation_id: Some(r.conversation_id.clone()),
+                    contribution: weight(ConversationInput::ReturnVisitsSlowing),
+                    detail: Some("this person's gap between visits more than doubled".to_owned()),
+                });
+            }
+            let confidence = r.layer_z.silent_abandonment_risk.confidence;
+            r.layer_z.silent_abandonment_risk = abandonment_score(&parts, confidence);
         }
-        if slowing[i] {
-            parts.push(Evidence {
-                signal: "return_visits_slowing",
-                event_index: at,
-                conversation_id: Some(r.conversation_id.clone()),
-                contribution: 0.1,
-                detail: Some("this person's gap between visits more than doubled".to_owned()),
-            });
-        }
-        let score = clamp01(parts.iter().map(|e| e.contribution).sum());
-        let confidence = r.layer_z.silent_abandonment_risk.confidence;
-        r.layer_z.silent_abandonment_risk =
-            DimensionScore::new(Dimension::SilentAbandonmentRisk, score, confidence, parts);
         r.abandoned = is_abandoned(r);
     }
 }

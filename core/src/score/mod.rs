@@ -3,9 +3,11 @@
 
 pub mod aggregate;
 pub mod archetype;
+pub mod context;
 pub mod conversation;
 pub mod dependency;
 pub mod findings;
+pub mod inputs;
 pub mod layer_z;
 pub mod parts;
 pub mod turn;
@@ -203,7 +205,7 @@ pub fn score_with_progress(
         progress(drafts.len(), total);
     }
     dependency::apply(&mut drafts);
-    conversation::apply_deployment_context(&mut drafts);
+    conversation::apply_deployment_context(&mut drafts, pipeline == ScoredPipeline::Reviews);
     let conversations: Vec<ConversationResult> = drafts.into_iter().map(|d| d.result).collect();
     let layer_z = aggregate::aggregate(&conversations);
     let environment = detector.finish();

@@ -1,32 +1,149 @@
 //! The six dimensions of one human turn, from its signals and the arc so far.
 //!
-//! Each dimension collects signed parts (signal, weight × strength); the parts become
-//! the turn's evidence, scaled so that they add up to the score. Weights were set by
-//! reasoning about what each signal shows and checked on the DBDC3 development split
-//! (docs/scoring.md); they are not fitted to the labelled measurement set.
+//! Frustration, comprehension gap and abandonment risk are learned: a logistic model
+//! over the turn's named inputs ([`super::inputs`]) with an arc carried from turn to
+//! turn, calibrated (`model::tables::LinearDim`). Trust calibration, dependency and
+//! escalation friction have no labels yet: their formulas read parameters set by design
+//! in the same tables. Every number comes from `core/models/dimensions.tsv`; the parts
+//! of each score become its evidence, scaled so that they add up to the score.
 
-use crate::features::context::TurnSignals;
+use std::sync::LazyLock;
+
 use crate::features::markers::Category;
+use crate::model::TABLES;
+use crate::model::tables::LinearDim;
+use crate::model::text::Span;
+use crate::params;
 
-use super::layer_z::{Band, Dimension, DimensionScore, LayerZ, TrustMode};
+use super::context::TurnSignals;
+use super::inputs::{INPUTS, Input, inputs};
+use super::layer_z::{Band, Dimension, DimensionScore, Evidence, LayerZ, TrustMode};
 use super::parts::{Parts, saturate, scale};
 
-/// Frustration carried from one human turn to the next (the rest decays).
-pub const FRUSTRATION_CARRY: f64 = 0.6;
-/// Steepness of the frustration level → score curve.
-pub const FRUSTRATION_K: f64 = 1.1;
-/// Comprehension trouble carried to the next turn.
-const COMPREHENSION_CARRY: f64 = 0.5;
-/// Trust penalty carried to the next turn.
-const TRUST_CARRY: f64 = 0.5;
+params! {
+    /// Trust calibration (no labels yet).
+    pub struct TrustParams ("trust_calibration", "turn") {
+        /// Over-trust: accepting right after a hedged or failed answer, per unit of doubt.
+        acceptance_after_hedge,
+        /// Over-trust: declining to check the AI's output.
+        skipped_check,
+        /// Share of `skipped_check` that counts even after a confident answer.
+        skipped_check_floor,
+        /// Over-trust: delegating right after an AI error, per unit of failure.
+        delegation_after_error,
+        /// Under-trust: writing the AI off when it showed no failure.
+        dismissal_without_failure,
+        /// Under-trust: asking for a person before the AI had a chance.
+        premature_escalation,
+        /// Share of `premature_escalation` from the third human turn on.
+        late_escalation_share,
+        /// Relief from verifying after a hedge, per unit of doubt.
+        verification_after_hedge,
+        /// Penalty carried to the next turn.
+        carry,
+        /// Score with no penalty.
+        healthy_score,
+        /// Steepness of the penalty curve.
+        steepness,
+        /// Risk from which a conversation names its trust mode.
+        mode_risk,
+    }
+}
+
+params! {
+    /// Dependency drift on one turn (no labels yet).
+    pub struct DependencyParams ("dependency_drift", "turn") {
+        /// Level of a turn with neither delegation nor self-efficacy.
+        baseline,
+        /// Delegating ("just do it for me").
+        delegation,
+        /// Doing it oneself ("let me try"): lowers the level.
+        self_efficacy,
+        /// Share of the turn confidence a single turn's dependency gets.
+        confidence_share,
+    }
+}
+
+params! {
+    /// Escalation friction (no labels yet).
+    pub struct EscalationParams ("escalation_friction", "turn") {
+        /// Asking for a person.
+        request,
+        /// Asking again.
+        repeated_request,
+        /// The next AI reply offered no person or channel.
+        not_offered,
+        /// No AI reply followed the request.
+        unanswered,
+        /// A person or channel was offered: lowers friction.
+        offered,
+        /// Offer strength from which a reply counts as offering a person.
+        offer_threshold,
+        /// Per earlier unmet request, on later turns.
+        earlier_unmet,
+        /// Earlier unmet requests counted at most.
+        earlier_unmet_cap,
+        /// Share of the turn's frustration that adds friction.
+        frustration,
+        /// Share of the turn's trust risk that adds friction.
+        trust_risk,
+    }
+}
+
+params! {
+    /// How sure one turn's reading is (no labels: a function of length).
+    pub struct ConfidenceParams ("confidence", "turn") {
+        /// Confidence of a turn without words.
+        floor,
+        /// What enough words add on top.
+        span,
+        /// Steepness in words.
+        steepness,
+    }
+}
+
+/// Every table a turn reads, loaded once.
+struct Turn {
+    frustration: LinearDim,
+    comprehension: LinearDim,
+    abandonment: LinearDim,
+    trust: TrustParams,
+    dependency: DependencyParams,
+    escalation: EscalationParams,
+    confidence: ConfidenceParams,
+}
+
+static TURN: LazyLock<Turn> = LazyLock::new(|| {
+    let t = &*TABLES;
+    let learned = |d: Dimension| {
+        LinearDim::read(t, d.as_str(), "turn", &Input::NAMES)
+            .expect("core/models/dimensions.tsv has every learned turn dimension")
+    };
+    Turn {
+        frustration: learned(Dimension::FrustrationBuildup),
+        comprehension: learned(Dimension::ComprehensionGap),
+        abandonment: learned(Dimension::SilentAbandonmentRisk),
+        trust: TrustParams::read(t).expect("trust parameters"),
+        dependency: DependencyParams::read(t).expect("dependency parameters"),
+        escalation: EscalationParams::read(t).expect("escalation parameters"),
+        confidence: ConfidenceParams::read(t).expect("confidence parameters"),
+    }
+});
+
+/// The trust parameters (read by the conversation roll-up too).
+pub fn trust_params() -> &'static TrustParams {
+    &TURN.trust
+}
 
 /// What one turn leaves for the next: the levels that compound across the arc.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ArcState {
-    /// Frustration level (before saturation).
+    /// Frustration level (logit units above the baseline, never below 0).
     pub frustration: f64,
-    /// Comprehension-trouble level.
+    /// Comprehension-gap level.
     pub comprehension: f64,
+    /// Abandonment level.
+    pub abandonment: f64,
     /// Over-trust penalty level.
     pub over_trust: f64,
     /// Under-trust penalty level.
@@ -37,14 +154,41 @@ pub struct ArcState {
     pub unmet_escalations: u32,
 }
 
-/// Scores one human turn and advances the arc.
-pub fn score_turn(s: &TurnSignals, state: &mut ArcState) -> LayerZ {
-    let frustration = frustration(s, state);
-    let trust = trust(s, state);
-    let dependency = dependency(s);
-    let comprehension = comprehension(s, state);
-    let abandonment = abandonment(s, frustration.score);
-    let escalation = escalation(s, state, frustration.score, trust.risk);
+/// Scores one human turn (whose text is `content`) and advances the arc.
+pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> LayerZ {
+    let t = &*TURN;
+    let x = inputs(s);
+    let confidence = turn_confidence(s);
+    let frustration = learned(
+        Dimension::FrustrationBuildup,
+        &t.frustration,
+        &x,
+        s,
+        content,
+        &mut state.frustration,
+        confidence,
+    );
+    let comprehension = learned(
+        Dimension::ComprehensionGap,
+        &t.comprehension,
+        &x,
+        s,
+        content,
+        &mut state.comprehension,
+        confidence,
+    );
+    let abandonment = learned(
+        Dimension::SilentAbandonmentRisk,
+        &t.abandonment,
+        &x,
+        s,
+        content,
+        &mut state.abandonment,
+        confidence,
+    );
+    let trust = trust(s, state, confidence);
+    let dependency = dependency(s, confidence);
+    let escalation = escalation(s, state, frustration.score, trust.risk, confidence);
     LayerZ {
         trust_calibration: trust,
         frustration_buildup: frustration,
@@ -52,6 +196,115 @@ pub fn score_turn(s: &TurnSignals, state: &mut ArcState) -> LayerZ {
         silent_abandonment_risk: abandonment,
         escalation_friction: escalation,
         comprehension_gap: comprehension,
+    }
+}
+
+/// The name of the carried-arc evidence item of a learned dimension.
+fn carried_signal(d: Dimension) -> &'static str {
+    match d {
+        Dimension::FrustrationBuildup => "carried_frustration",
+        Dimension::ComprehensionGap => "carried_comprehension_gap",
+        _ => "carried_abandonment_risk",
+    }
+}
+
+/// A learned dimension on one turn. The parts (weight × input, and the carried level)
+/// are in logit units; the score is the calibrated probability. Evidence: a `baseline`
+/// item (the score with no input and nothing carried) plus each part scaled by
+/// `(score − baseline) / Σ parts`, so the items add up to the score exactly.
+fn learned(
+    d: Dimension,
+    table: &LinearDim,
+    x: &[f64; INPUTS],
+    s: &TurnSignals,
+    content: &str,
+    level: &mut f64,
+    confidence: f64,
+) -> DimensionScore {
+    let i = s.event_index;
+    let mut p = Parts::default();
+    let mut impulse = 0.0;
+    for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
+        let part = w * v;
+        if part != 0.0 {
+            impulse += part;
+            let input = Input::ALL[k];
+            p.add(input.as_str(), i, part, detail(input, s, content));
+        }
+    }
+    let carried = table.carry_weight * table.carry_rate * *level;
+    p.add(carried_signal(d), i, carried, None);
+    *level = (impulse + carried).max(0.0);
+    let logit = table.intercept + impulse + carried;
+    let score = table.calibrated(logit);
+    let baseline = table.baseline();
+    let moved = logit - table.intercept;
+    let factor = if moved.abs() > 1e-12 {
+        (score - baseline) / moved
+    } else {
+        0.0
+    };
+    let mut evidence = p.into_evidence(factor);
+    evidence.push(Evidence {
+        signal: "baseline",
+        event_index: i,
+        conversation_id: None,
+        contribution: baseline,
+        detail: None,
+    });
+    DimensionScore::new(d, score, confidence, evidence)
+}
+
+/// What an input saw, for its evidence item.
+fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
+    if let Some(h) = input.head() {
+        let words = s.reading.top[h.index()]
+            .iter()
+            .filter(|span| span.1 > span.0)
+            .filter_map(|span| words_of(content, s.ascii, *span))
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>();
+        let p = s.reading.get(h);
+        return Some(if words.is_empty() {
+            format!("{} {p:.2}", h.as_str())
+        } else {
+            format!("{} {p:.2}: {}", h.as_str(), words.join(", "))
+        });
+    }
+    match input {
+        Input::AiFailure => ai_failure_detail(s),
+        Input::VaderNegative => s.affect.strongest_negative.map(|(w, _)| format!("\"{w}\"")),
+        Input::Repetition | Input::AsksAgain => s
+            .repeated_event
+            .map(|e| format!("repeats the request of event {e}")),
+        Input::RepetitionClaim => phrase(s, Category::RepetitionClaim),
+        Input::ProblemPersists => phrase(s, Category::ProblemPersists),
+        Input::EscalationRequest => phrase(s, Category::Escalation),
+        Input::Shouting => Some(format!("{:.0}% of words in capitals", s.shouting * 100.0)),
+        Input::RepeatedQuestionMarks => Some("\"??\"".to_owned()),
+        Input::QuestionAfterLongAnswer => s
+            .prior_ai
+            .map(|a| format!("AI answer of {} words", a.words)),
+        Input::ShrinkingReplies => Some(format!(
+            "{} words, {:.0}% of this person's earlier average",
+            s.words,
+            s.length_ratio * 100.0
+        )),
+        Input::LowRating | Input::HighRating => s.rating.map(stars_detail),
+        Input::LastReplyFailed => Some("the AI's reply to the last turn failed".to_owned()),
+        Input::UnansweredLastQuestion => Some("the last question got no reply".to_owned()),
+        _ => None,
+    }
+}
+
+/// The words at `span` of the lowercased text of `content`.
+fn words_of(content: &str, ascii: bool, span: Span) -> Option<String> {
+    let (a, b) = (span.0 as usize, span.1 as usize);
+    if ascii {
+        content.get(a..b).map(str::to_ascii_lowercase)
+    } else {
+        let t = crate::features::text::Text::new(content);
+        t.lower.get(a..b).map(str::to_owned)
     }
 }
 
@@ -68,32 +321,27 @@ fn phrase(s: &TurnSignals, c: Category) -> Option<String> {
     s.markers.phrase(c).map(|p| format!("\"{p}\""))
 }
 
+/// What the AI turn before did that reads as a failure.
 fn ai_failure_detail(s: &TurnSignals) -> Option<String> {
     let a = s.prior_ai?;
-    let what = if a.markers.has(Category::AiRefusal) {
-        a.markers
-            .phrase(Category::AiRefusal)
-            .map(|p| format!("AI refused: \"{p}\""))
-    } else if a.markers.has(Category::AiUnknown) {
-        a.markers
-            .phrase(Category::AiUnknown)
-            .map(|p| format!("AI did not know: \"{p}\""))
-    } else if a.repeats_itself >= 0.5 {
-        Some("AI repeated its previous answer".to_owned())
-    } else if a.ignores_question > 0.0 {
-        Some("AI reply did not address the question".to_owned())
-    } else if a.markers.has(Category::AiApology) {
-        a.markers
-            .phrase(Category::AiApology)
-            .map(|p| format!("AI apologised: \"{p}\""))
-    } else if a.short_non_answer > 0.0 {
-        Some("AI gave a short non-answer".to_owned())
-    } else {
-        a.markers
-            .phrase(Category::AiDeflection)
-            .map(|p| format!("AI deflected: \"{p}\""))
-    };
-    what.map(|w| format!("{w} (event {})", a.event_index))
+    let marker = |c: Category, what: &str| a.markers.phrase(c).map(|p| format!("{what}: \"{p}\""));
+    let what = marker(Category::AiRefusal, "AI refused")
+        .or_else(|| marker(Category::AiUnknown, "AI did not know"))
+        .or_else(|| {
+            (a.context.repeats_itself > 0.0).then(|| "AI repeated its previous answer".to_owned())
+        })
+        .or_else(|| {
+            a.context
+                .ignores_question
+                .then(|| "AI reply did not address the question".to_owned())
+        })
+        .or_else(|| marker(Category::AiApology, "AI apologised"))
+        .or_else(|| marker(Category::AiDeflection, "AI deflected"));
+    let p = format!("breakdown {:.2}", a.failure);
+    Some(match what {
+        Some(w) => format!("{w}, {p} (event {})", a.event_index),
+        None => format!("AI turn {p} (event {})", a.event_index),
+    })
 }
 
 /// Marker strength of `c`.
@@ -101,188 +349,9 @@ fn m(s: &TurnSignals, c: Category) -> f64 {
     s.markers.get(c)
 }
 
-/// Frustration: what this turn adds, plus what the arc carries, minus relief.
-fn frustration(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
-    let i = s.event_index;
-    let mut p = Parts::default();
-    let neg = (-s.affect.compound).max(0.0);
-    let pos = s.affect.compound.max(0.0);
-    let prior_failure = s.prior_ai.map_or(0.0, |a| a.failure);
-    p.add(
-        "negative_affect",
-        i,
-        0.5 * neg,
-        s.affect.strongest_negative.map(|(w, _)| format!("\"{w}\"")),
-    );
-    p.add(
-        "frustration_markers",
-        i,
-        0.55 * m(s, Category::Frustration),
-        phrase(s, Category::Frustration),
-    );
-    p.add(
-        "insult",
-        i,
-        0.7 * m(s, Category::Insult),
-        phrase(s, Category::Insult),
-    );
-    if s.shouting >= 0.5 {
-        p.add(
-            "shouting",
-            i,
-            0.4 * s.shouting,
-            Some(format!("{:.0}% of words in capitals", s.shouting * 100.0)),
-        );
-    }
-    let negative_tone =
-        neg > 0.0 || m(s, Category::Frustration) > 0.0 || m(s, Category::Insult) > 0.0;
-    if negative_tone {
-        p.add("exclamation", i, 0.15 * s.exclamation, None);
-    }
-    if s.repeated_question_marks {
-        p.add(
-            "repeated_question_marks",
-            i,
-            0.15,
-            Some("\"??\"".to_owned()),
-        );
-    }
-    if s.repetition >= 0.5 {
-        p.add(
-            "repetition",
-            i,
-            0.45 * s.repetition,
-            s.repeated_event
-                .map(|e| format!("repeats the request of event {e}")),
-        );
-    }
-    p.add(
-        "repetition_claim",
-        i,
-        0.3 * m(s, Category::RepetitionClaim),
-        phrase(s, Category::RepetitionClaim),
-    );
-    p.add(
-        "correction",
-        i,
-        0.4 * m(s, Category::Correction),
-        phrase(s, Category::Correction),
-    );
-    p.add(
-        "problem_persists",
-        i,
-        0.4 * m(s, Category::ProblemPersists),
-        phrase(s, Category::ProblemPersists),
-    );
-    p.add(
-        "escalation_request",
-        i,
-        0.3 * m(s, Category::Escalation),
-        phrase(s, Category::Escalation),
-    );
-    p.add(
-        "dismissal",
-        i,
-        0.45 * m(s, Category::Dismissal),
-        phrase(s, Category::Dismissal),
-    );
-    p.add(
-        "giving_up",
-        i,
-        0.35 * m(s, Category::GivingUp),
-        phrase(s, Category::GivingUp),
-    );
-    p.add(
-        "comprehension_trouble",
-        i,
-        0.1 * m(s, Category::Comprehension),
-        phrase(s, Category::Comprehension),
-    );
-    if s.clarification_request {
-        p.add("clarification_request", i, 0.15, None);
-    }
-    if let Some(stars) = s.rating
-        && stars < 3.0
-    {
-        p.add(
-            "low_rating",
-            i,
-            0.6 * (3.0 - stars) / 2.0,
-            Some(stars_detail(stars)),
-        );
-    }
-    p.add("ai_failure", i, 0.3 * prior_failure, ai_failure_detail(s));
-    p.add(
-        "ai_failure_history",
-        i,
-        0.1 * s.ai_failure_history.min(1.0),
-        None,
-    );
-    // Thanks right after a failure, in a turn that also complains, is often sarcasm
-    // ("great, thanks a lot"): it relieves less.
-    let complaint = p.push_total();
-    let sincerity = 1.0 - 0.7 * prior_failure.min(1.0) * (complaint > 0.2) as u8 as f64;
-    p.add(
-        "gratitude",
-        i,
-        -0.45 * m(s, Category::Gratitude) * sincerity,
-        phrase(s, Category::Gratitude),
-    );
-    p.add(
-        "resolution",
-        i,
-        -0.5 * m(s, Category::Resolution) * sincerity,
-        phrase(s, Category::Resolution),
-    );
-    p.add(
-        "positive_affect",
-        i,
-        -0.25 * pos * sincerity,
-        s.affect.strongest_positive.map(|(w, _)| format!("\"{w}\"")),
-    );
-    if let Some(stars) = s.rating
-        && stars > 3.0
-    {
-        p.add(
-            "high_rating",
-            i,
-            -0.3 * (stars - 3.0) / 2.0,
-            Some(stars_detail(stars)),
-        );
-    }
-    let push = p.push_total();
-    let relief = p.relief_total();
-    // Relief first drains what was carried over, then offsets this turn's push at half.
-    let carry = state.frustration * FRUSTRATION_CARRY;
-    let carried = (carry - relief).max(0.0);
-    let in_turn = (push - 0.5 * relief).max(0.0);
-    let mut level = carried + in_turn;
-    // Evidence in level units: the full carry, the push, and the relief items scaled to
-    // what relief actually removed, so that the items add up to the level.
-    let applied = (carry - carried) + (push - in_turn);
-    if relief > 0.0 {
-        p.scale_relief(applied / relief);
-    }
-    p.add("carried_frustration", i, carry, None);
-    // A turn that complains and offers no relief never lowers the level: saturation
-    // and decay must not make a hostile turn read calmer than the one before.
-    if relief == 0.0 && push >= 0.5 && level < state.frustration {
-        p.add("carried_frustration", i, state.frustration - level, None);
-        level = state.frustration;
-    }
-    state.frustration = level;
-    let score = saturate(level, FRUSTRATION_K);
-    let confidence = turn_confidence(s);
-    DimensionScore::new(
-        Dimension::FrustrationBuildup,
-        score,
-        confidence,
-        p.into_evidence(scale(score, level)),
-    )
-}
-
 /// Trust calibration: over-trust and under-trust penalties; the larger sets the mode.
-fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
+fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionScore {
+    let p = &TURN.trust;
     let i = s.event_index;
     let failure = s.prior_ai.map_or(0.0, |a| a.failure);
     let hedge = s.prior_ai.map_or(0.0, |a| a.markers.get(Category::AiHedge));
@@ -305,7 +374,7 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
         over.add(
             "acceptance_after_hedge",
             i,
-            0.6 * m(s, Category::Acceptance) * doubt,
+            p.acceptance_after_hedge * m(s, Category::Acceptance) * doubt,
             phrase(s, Category::Acceptance),
         );
     }
@@ -314,30 +383,36 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
     over.add(
         "skipped_check",
         i,
-        0.6 * m(s, Category::SkippedCheck) * (0.6 + 0.4 * doubt),
+        p.skipped_check
+            * m(s, Category::SkippedCheck)
+            * (p.skipped_check_floor + (1.0 - p.skipped_check_floor) * doubt),
         phrase(s, Category::SkippedCheck),
     );
     over.add(
         "delegation_after_error",
         i,
-        0.3 * m(s, Category::Delegation) * failure,
+        p.delegation_after_error * m(s, Category::Delegation) * failure,
         phrase(s, Category::Delegation),
     );
     let clean = 1.0 - failure.max(s.ai_failure_history.min(1.0));
     under.add(
         "dismissal_without_failure",
         i,
-        0.5 * m(s, Category::Dismissal) * clean,
+        p.dismissal_without_failure * m(s, Category::Dismissal) * clean,
         phrase(s, Category::Dismissal),
     );
-    let early = if s.human_position < 2 { 1.0 } else { 0.5 };
+    let early = if s.human_position < 2 {
+        1.0
+    } else {
+        p.late_escalation_share
+    };
     under.add(
         "premature_escalation",
         i,
-        0.45 * m(s, Category::Escalation) * clean * early,
+        p.premature_escalation * m(s, Category::Escalation) * clean * early,
         phrase(s, Category::Escalation),
     );
-    let calibrated = 0.3 * m(s, Category::Verification) * doubt;
+    let calibrated = p.verification_after_hedge * m(s, Category::Verification) * doubt;
     if calibrated > 0.0 {
         over.add(
             "verification_after_hedge",
@@ -346,18 +421,8 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
             phrase(s, Category::Verification),
         );
     }
-    over.add(
-        "carried_over_trust",
-        i,
-        state.over_trust * TRUST_CARRY,
-        None,
-    );
-    under.add(
-        "carried_under_trust",
-        i,
-        state.under_trust * TRUST_CARRY,
-        None,
-    );
+    over.add("carried_over_trust", i, state.over_trust * p.carry, None);
+    under.add("carried_under_trust", i, state.under_trust * p.carry, None);
     state.over_trust = over.total().max(0.0);
     state.under_trust = under.total().max(0.0);
     let (level, mode, parts) = if state.over_trust >= state.under_trust {
@@ -365,14 +430,15 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
     } else {
         (state.under_trust, TrustMode::UnderTrust, under)
     };
-    // Healthy trust sits at 0.9; the penalty saturates towards 0.
-    let penalty = 0.1 + 0.9 * saturate(level, 1.2);
+    // Healthy trust sits at `healthy_score`; the penalty saturates towards 0.
+    let unhealthy = 1.0 - p.healthy_score;
+    let penalty = unhealthy + p.healthy_score * saturate(level, p.steepness);
     let score = 1.0 - penalty;
     let mut d = DimensionScore::new(
         Dimension::TrustCalibration,
         score,
-        turn_confidence(s),
-        parts.into_evidence(scale(penalty - 0.1, level)),
+        confidence,
+        parts.into_evidence(scale(penalty - unhealthy, level)),
     );
     // A mode names which way trust is off, so only outside the healthy band.
     d.mode = Some(if d.band == Band::Healthy {
@@ -383,21 +449,22 @@ fn trust(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
     d
 }
 
-/// Dependency on one turn: delegation raises it, self-efficacy lowers it, from 0.15.
-fn dependency(s: &TurnSignals) -> DimensionScore {
+/// Dependency on one turn: delegation raises it, self-efficacy lowers it.
+fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
+    let q = &TURN.dependency;
     let i = s.event_index;
     let mut p = Parts::default();
-    p.add("baseline", i, 0.15, None);
+    p.add("baseline", i, q.baseline, None);
     p.add(
         "delegation",
         i,
-        0.6 * m(s, Category::Delegation),
+        q.delegation * m(s, Category::Delegation),
         phrase(s, Category::Delegation),
     );
     p.add(
         "self_efficacy",
         i,
-        -0.4 * m(s, Category::SelfEfficacy),
+        -q.self_efficacy * m(s, Category::SelfEfficacy),
         phrase(s, Category::SelfEfficacy),
     );
     let (push, relief) = (p.push_total(), p.relief_total());
@@ -410,140 +477,7 @@ fn dependency(s: &TurnSignals) -> DimensionScore {
     DimensionScore::new(
         Dimension::DependencyDrift,
         score,
-        0.2 * turn_confidence(s),
-        p.into_evidence(1.0),
-    )
-}
-
-/// Comprehension gap: trouble markers, bare "?" turns, asking again after an answer.
-fn comprehension(s: &TurnSignals, state: &mut ArcState) -> DimensionScore {
-    let i = s.event_index;
-    let failure = s.prior_ai.map_or(0.0, |a| a.failure);
-    let mut p = Parts::default();
-    p.add(
-        "comprehension_trouble",
-        i,
-        0.7 * m(s, Category::Comprehension),
-        phrase(s, Category::Comprehension),
-    );
-    if s.clarification_request {
-        p.add("clarification_request", i, 0.35, None);
-    } else if s.is_question && s.words <= 2 {
-        p.add("bare_question", i, 0.25, None);
-    }
-    if s.repeated_question_marks {
-        p.add("repeated_question_marks", i, 0.1, None);
-    }
-    if s.is_question && s.repetition >= 0.5 && failure < 0.5 {
-        p.add(
-            "asks_again_after_answer",
-            i,
-            0.25 * s.repetition,
-            s.repeated_event
-                .map(|e| format!("asks again what event {e} asked")),
-        );
-    }
-    if let Some(a) = s.prior_ai
-        && a.words > 120
-        && s.is_question
-    {
-        p.add(
-            "question_after_long_answer",
-            i,
-            0.1,
-            Some(format!("AI answer of {} words", a.words)),
-        );
-    }
-    p.add(
-        "understood",
-        i,
-        -0.3 * m(s, Category::Resolution),
-        phrase(s, Category::Resolution),
-    );
-    let relief = p.relief_total();
-    let push = p.push_total();
-    // Relief drains the carried gap and this turn's push; evidence as in frustration.
-    let carry = state.comprehension * COMPREHENSION_CARRY;
-    let carried = (carry - relief).max(0.0);
-    let in_turn = (push - relief).max(0.0);
-    let level = carried + in_turn;
-    let applied = (carry - carried) + (push - in_turn);
-    if relief > 0.0 {
-        p.scale_relief(applied / relief);
-    }
-    p.add("carried_comprehension_gap", i, carry, None);
-    state.comprehension = level;
-    let score = saturate(level, 1.3);
-    DimensionScore::new(
-        Dimension::ComprehensionGap,
-        score,
-        turn_confidence(s),
-        p.into_evidence(scale(score, level)),
-    )
-}
-
-/// Abandonment risk after this turn: frustration, the AI failing, giving up, shrinking replies.
-fn abandonment(s: &TurnSignals, frustration: f64) -> DimensionScore {
-    let i = s.event_index;
-    let prior_failure = s.prior_ai.map_or(0.0, |a| a.failure);
-    let mut p = Parts::default();
-    p.add("baseline", i, 0.05, None);
-    p.add("frustration", i, 0.35 * frustration, None);
-    p.add("ai_failure", i, 0.2 * prior_failure, ai_failure_detail(s));
-    p.add(
-        "giving_up",
-        i,
-        0.35 * m(s, Category::GivingUp),
-        phrase(s, Category::GivingUp),
-    );
-    p.add(
-        "dismissal",
-        i,
-        0.15 * m(s, Category::Dismissal),
-        phrase(s, Category::Dismissal),
-    );
-    if s.human_position >= 2 && s.length_ratio < 0.5 {
-        p.add(
-            "shrinking_replies",
-            i,
-            0.1,
-            Some(format!(
-                "{} words, {:.0}% of this person's earlier average",
-                s.words,
-                s.length_ratio * 100.0
-            )),
-        );
-    }
-    if s.is_last_human_turn {
-        if s.is_question && !s.answered {
-            p.add("unanswered_last_question", i, 0.25, None);
-        }
-        if let Some(f) = s.next_ai_failure {
-            p.add("last_reply_failed", i, 0.25 * f, None);
-        }
-    }
-    if let Some(stars) = s.rating
-        && stars < 3.0
-    {
-        p.add(
-            "low_rating",
-            i,
-            0.2 * (3.0 - stars) / 2.0,
-            Some(stars_detail(stars)),
-        );
-    }
-    let relief = m(s, Category::Resolution).max(m(s, Category::Gratitude)) * (1.0 - prior_failure);
-    p.add(
-        "resolution",
-        i,
-        -0.35 * relief,
-        phrase(s, Category::Resolution).or_else(|| phrase(s, Category::Gratitude)),
-    );
-    let score = p.total().clamp(0.0, 1.0);
-    DimensionScore::new(
-        Dimension::SilentAbandonmentRisk,
-        score,
-        turn_confidence(s),
+        q.confidence_share * confidence,
         p.into_evidence(1.0),
     )
 }
@@ -555,7 +489,9 @@ fn escalation(
     state: &mut ArcState,
     frustration: f64,
     trust_risk: f64,
+    confidence: f64,
 ) -> DimensionScore {
+    let q = &TURN.escalation;
     let i = s.event_index;
     let asked = m(s, Category::Escalation);
     let mut p = Parts::default();
@@ -563,25 +499,27 @@ fn escalation(
         p.add(
             "escalation_request",
             i,
-            0.3 * asked,
+            q.request * asked,
             phrase(s, Category::Escalation),
         );
         if state.escalation_requests > 0 {
             p.add(
                 "repeated_escalation_request",
                 i,
-                0.2 * asked,
+                q.repeated_request * asked,
                 Some(format!("request number {}", state.escalation_requests + 1)),
             );
         }
         match s.next_ai_offers_escalation {
-            Some(offer) if offer >= 0.5 => p.add("escalation_offered", i, -0.15 * asked, None),
+            Some(offer) if offer >= q.offer_threshold => {
+                p.add("escalation_offered", i, -q.offered * asked, None)
+            }
             Some(_) => {
                 state.unmet_escalations += 1;
                 p.add(
                     "escalation_not_offered",
                     i,
-                    0.35 * asked,
+                    q.not_offered * asked,
                     Some("the next AI reply offered no person or channel".to_owned()),
                 );
             }
@@ -590,7 +528,7 @@ fn escalation(
                 p.add(
                     "escalation_unanswered",
                     i,
-                    0.25 * asked,
+                    q.unanswered * asked,
                     Some("no AI reply followed".to_owned()),
                 );
             }
@@ -600,22 +538,23 @@ fn escalation(
         p.add(
             "earlier_escalation_unmet",
             i,
-            0.15 * f64::from(state.unmet_escalations.min(3)),
+            q.earlier_unmet * f64::from(state.unmet_escalations).min(q.earlier_unmet_cap),
             None,
         );
     }
-    p.add("frustration", i, 0.25 * frustration, None);
-    p.add("trust_risk", i, 0.1 * trust_risk, None);
+    p.add("frustration", i, q.frustration * frustration, None);
+    p.add("trust_risk", i, q.trust_risk * trust_risk, None);
     let score = p.total().clamp(0.0, 1.0);
     DimensionScore::new(
         Dimension::EscalationFriction,
         score,
-        turn_confidence(s),
+        confidence,
         p.into_evidence(1.0),
     )
 }
 
-/// Confidence of one turn's reading: more words, more to go on (4 words ≈ 0.5, 20+ ≈ 0.9).
+/// Confidence of one turn's reading: more words, more to go on.
 fn turn_confidence(s: &TurnSignals) -> f64 {
-    0.3 + 0.6 * saturate(s.words as f64, 0.12)
+    let c = &TURN.confidence;
+    c.floor + c.span * saturate(s.words as f64, c.steepness)
 }

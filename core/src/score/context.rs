@@ -1,16 +1,28 @@
-//! Signals of each human turn read in context: what the AI just did, what the person
-//! already asked, how fast they answered and whether anyone answered them.
+//! Signals of each human turn read in context: what the AI just did (and how likely it
+//! broke the conversation down, by the learned AI-failure model), how the learned text
+//! model reads the turn, what the person already asked, how fast they answered and
+//! whether anyone answered them.
 
 use crate::assembly::{Conversation, Role};
+use crate::features::affect::{Affect, affect};
+use crate::features::grams::{Gram, Source, grams};
+use crate::features::markers::{Category, Markers};
+use crate::features::similarity::Bag;
+use crate::features::text::Text;
+use crate::model::text::{Reading, read};
+use crate::model::{AI_FAILURE, TEXT, ai_turn};
+use crate::params;
+use crate::schema::HUMAN_AGENT;
 
-use super::affect::{Affect, affect};
-use super::markers::{Category, Markers};
-use super::similarity::Bag;
-use super::text::Text;
-
-/// `metadata.responder` of an answering-side turn a person wrote (a helpdesk's human
-/// agent): the handoff a human asked for has happened.
-pub const HUMAN_AGENT: &str = "human_agent";
+params! {
+    /// How the context signals are read (`signals` in the tables).
+    pub struct SignalParams ("signals", "turn") {
+        /// Share of the earlier AI failures kept per AI turn (`ai_failure_history`).
+        failure_history_decay,
+        /// Lowest Dice similarity that counts as the person (or the AI) repeating a turn.
+        repetition_floor,
+    }
+}
 
 /// What one AI turn did, as far as the person reading it is concerned.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -19,22 +31,18 @@ pub struct AiTurn {
     pub event_index: usize,
     /// Phrase markers found in the AI text.
     pub markers: Markers,
-    /// Similarity (Dice of content stems) to the AI's previous turn, when both have
-    /// at least three content words: the AI repeating itself.
-    pub repeats_itself: f64,
-    /// 1 when the person's last turn asked something and this reply shares none of its
-    /// content words and asks nothing back; 0.5 when it shares under a tenth.
-    pub ignores_question: f64,
-    /// 1 when this reply has at most three words and answers a question.
-    pub short_non_answer: f64,
-    /// Whether the reply itself asks the person something.
-    pub asks_question: bool,
+    /// What the turn did relative to the conversation before it.
+    pub context: ai_turn::Context,
     /// Word count of the reply.
     pub words: usize,
-    /// Combined failure strength in [0, 1]: noisy-or of apology (×0.6), refusal (×0.9),
-    /// not knowing (×0.9), repeating itself, ignoring the question (×0.6), a short
-    /// non-answer (×0.5) and deflection (×0.5).
+    /// Probability that this turn broke the conversation down (the AI-failure model).
     pub failure: f64,
+    /// The n-gram of the AI text that pushed `failure` up most: a byte range of the
+    /// lowercased text, `(0, 0)` when none did.
+    pub failure_words: (u32, u32),
+    /// Whether the whole AI text is ASCII (then `failure_words` is also a byte range
+    /// of the original text).
+    pub ascii: bool,
 }
 
 /// Signals of one human turn, each in [0, 1] unless said otherwise.
@@ -48,6 +56,11 @@ pub struct TurnSignals {
     pub markers: Markers,
     /// Lexicon affect of the text.
     pub affect: Affect,
+    /// The learned text model's reading of the turn.
+    pub reading: Reading,
+    /// Whether the text is ASCII (then `reading`'s byte ranges are also ranges of the
+    /// original text).
+    pub ascii: bool,
     /// Share of words written in capitals (texts of three words or more).
     pub shouting: f64,
     /// Exclamation marks, three or more counting as 1.
@@ -61,20 +74,20 @@ pub struct TurnSignals {
     /// one of the AI turn's content words or opening with who/what/which/where/huh.
     pub clarification_request: bool,
     /// Highest similarity to an earlier human turn of the same conversation, when both
-    /// have at least three content words (else 0).
+    /// have at least three content words and it reaches the repetition floor (else 0).
     pub repetition: f64,
     /// The earlier human turn this one repeats most.
     pub repeated_event: Option<usize>,
     /// The AI turn just before this one, if any.
     pub prior_ai: Option<AiTurn>,
-    /// Failures of the AI turns before this one in the conversation, decayed by half per
-    /// AI turn: a conversation where the AI keeps failing.
+    /// Failures of the AI turns before this one in the conversation, decayed per AI
+    /// turn: a conversation where the AI keeps failing.
     pub ai_failure_history: f64,
     /// Whether the AI answered this turn at all (an AI turn follows it).
     pub answered: bool,
     /// The AI turn right after this one offered a person or channel.
     pub next_ai_offers_escalation: Option<f64>,
-    /// Failure strength of the AI turn right after this one.
+    /// Failure probability of the AI turn right after this one.
     pub next_ai_failure: Option<f64>,
     /// Word count.
     pub words: usize,
@@ -89,6 +102,41 @@ pub struct TurnSignals {
     pub rating: Option<f64>,
 }
 
+/// What a reader of the conversation sees of one turn as it is read: its text, its
+/// n-grams and the dense features the learned models read (the training script's
+/// feature dump and archetype detection both watch this).
+#[derive(Debug)]
+pub struct Seen<'a> {
+    /// The turn's prepared text.
+    pub text: &'a Text,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its n-grams, each carrying `value`.
+    pub grams: &'a [Gram],
+    /// The value of each n-gram.
+    pub value: f64,
+    /// For an AI turn: the n-grams of the human turn it answers and their value.
+    pub question: Option<(&'a [Gram], f64)>,
+    /// The dense features of the model that reads this turn (text model for a human
+    /// turn, AI-failure model for an AI turn).
+    pub dense: &'a [f64],
+    /// Position of the event in the request.
+    pub event_index: usize,
+    /// For an AI turn, the AI-failure model's probability.
+    pub failure: Option<f64>,
+}
+
+/// The AI-failure probability of every AI turn of `conversation`, by event index.
+pub fn ai_failures(conversation: &Conversation) -> Vec<(usize, f64)> {
+    let mut out = Vec::new();
+    conversation_signals(conversation, |seen| {
+        if let Some(f) = seen.failure {
+            out.push((seen.event_index, f));
+        }
+    });
+    out
+}
+
 /// A star rating in `metadata`, on a 1–5 scale.
 fn rating(metadata: Option<&serde_json::Map<String, serde_json::Value>>) -> Option<f64> {
     let m = metadata?;
@@ -100,87 +148,104 @@ fn rating(metadata: Option<&serde_json::Map<String, serde_json::Value>>) -> Opti
         serde_json::Value::String(s) => s.trim().parse().ok()?,
         _ => return None,
     };
+    // Ratings are 1–5 stars, or 0–10 points read as half stars.
+    let (stars, points) = (5.0, 10.0);
     match x {
-        x if (0.0..=5.0).contains(&x) => Some(x.max(1.0)),
-        x if (5.0..=10.0).contains(&x) => Some(x / 2.0),
+        x if (0.0..=stars).contains(&x) => Some(x.max(1.0)),
+        x if (stars..=points).contains(&x) => Some(x * stars / points),
         _ => None,
     }
 }
 
-/// Reads every human turn of `conversation` in context; `on_text` sees every turn's
-/// prepared text once (so other readers, like archetype detection, need not re-scan it).
+/// Reads every human turn of `conversation` in context; `on_turn` sees every turn as
+/// it is read (so other readers, like archetype detection, need not re-scan it).
 pub fn conversation_signals(
     conversation: &Conversation,
-    mut on_text: impl FnMut(&Text, Role),
+    mut on_turn: impl FnMut(&Seen<'_>),
 ) -> Vec<TurnSignals> {
+    let p = &*SIGNALS;
+    let text_model = &*TEXT;
+    let ai_model = &*AI_FAILURE;
     let mut out: Vec<TurnSignals> = Vec::with_capacity(conversation.human_turn_count);
     let mut human_bags: Vec<(usize, Bag)> = Vec::new();
     let mut human_words_total = 0usize;
     let mut last_ai: Option<(AiTurn, Bag)> = None;
-    // The last human turn since the last AI turn: its index in `human_bags`, and
-    // whether it asked something.
-    let mut last_human: Option<(usize, bool)> = None;
+    // The last human turn since the last AI turn: its index in `human_bags`, whether
+    // it asked something, and its n-grams (in `question`) with their value.
+    let mut last_human: Option<(usize, bool, f64)> = None;
     let mut text = Text::default();
+    let mut gram_buf: Vec<Gram> = Vec::new();
+    let mut question: Vec<Gram> = Vec::new();
     let mut failure_history = 0.0f64;
     let mut prev_time: Option<chrono::DateTime<chrono::Utc>> = None;
     for turn in &conversation.turns {
         text.fill(&turn.event.content);
-        on_text(&text, turn.role);
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
         prev_time = Some(turn.event.timestamp);
+        let markers = Markers::find(&text);
+        let bag = Bag::of(&text);
+        let ascii = turn.event.content.is_ascii();
         match turn.role {
             Role::Ai => {
-                let markers = Markers::find(&text);
-                let bag = Bag::of(&text);
                 let repeats_itself = match &last_ai {
-                    Some((_, prev)) if prev.len() >= 3 && bag.len() >= 3 => prev.dice(&bag),
+                    Some((_, prev)) if prev.len() >= 3 && bag.len() >= 3 => {
+                        let d = prev.dice(&bag);
+                        if d >= p.repetition_floor { d } else { 0.0 }
+                    }
                     _ => 0.0,
                 };
-                let (ignores_question, short_non_answer) = match last_human {
-                    Some((q, true)) => {
+                let asked = last_human.filter(|&(_, asked, _)| asked);
+                let (covers_question, ignores_question) = match asked {
+                    Some((q, _, _)) => {
                         let q = &human_bags[q].1;
-                        let shared = if q.is_empty() {
+                        let covered = if q.is_empty() {
                             1.0
                         } else {
                             q.covered_by(&bag)
                         };
-                        let ignores = if text.questions > 0 || q.len() < 2 {
-                            0.0
-                        } else if shared == 0.0 {
-                            1.0
-                        } else if shared < 0.1 {
-                            0.5
-                        } else {
-                            0.0
-                        };
-                        let short = if text.word_count() <= 3 { 1.0 } else { 0.0 };
-                        (ignores, short)
+                        (
+                            covered,
+                            text.questions == 0 && q.len() >= 2 && covered == 0.0,
+                        )
                     }
-                    _ => (0.0, 0.0),
+                    None => (1.0, false),
                 };
-                let failure = noisy_or(&[
-                    0.6 * markers.get(Category::AiApology),
-                    0.9 * markers.get(Category::AiRefusal),
-                    0.9 * markers.get(Category::AiUnknown),
-                    if repeats_itself >= 0.5 {
-                        repeats_itself
-                    } else {
-                        0.0
-                    },
-                    0.6 * ignores_question,
-                    0.5 * short_non_answer,
-                    0.5 * markers.get(Category::AiDeflection),
-                ]);
+                let context = ai_turn::Context {
+                    repeats_itself,
+                    answers_a_question: asked.is_some(),
+                    covers_question,
+                    ignores_question,
+                    short_reply: text.word_count() <= 3,
+                    asks_question: text.questions > 0,
+                    first_reply: last_ai.is_none(),
+                };
+                let value = grams(&text, Source::Ai, &mut gram_buf);
+                let dense = context.dense(&text, &markers);
+                let (q_grams, q_value): (&[Gram], f64) = match last_human {
+                    Some((_, _, v)) => (&question, v),
+                    None => (&[], 0.0),
+                };
+                let (failure, failure_words) =
+                    ai_turn::failure(ai_model, &text, &gram_buf, value, q_grams, q_value, &dense);
+                on_turn(&Seen {
+                    text: &text,
+                    role: Role::Ai,
+                    grams: &gram_buf,
+                    value,
+                    question: Some((q_grams, q_value)),
+                    dense: &dense,
+                    event_index: turn.event_index,
+                    failure: Some(failure),
+                });
                 let ai = AiTurn {
                     event_index: turn.event_index,
                     markers,
-                    repeats_itself,
-                    ignores_question,
-                    short_non_answer,
-                    asks_question: text.questions > 0,
+                    context,
                     words: text.word_count(),
                     failure,
+                    failure_words,
+                    ascii,
                 };
                 if let Some(prev) = out.last_mut()
                     && !prev.answered
@@ -198,13 +263,11 @@ pub fn conversation_signals(
                     });
                     prev.next_ai_failure = Some(failure);
                 }
-                failure_history = failure_history * 0.5 + failure;
+                failure_history = failure_history * p.failure_history_decay + failure;
                 last_ai = Some((ai, bag));
                 last_human = None;
             }
             Role::Human => {
-                let markers = Markers::find(&text);
-                let bag = Bag::of(&text);
                 let (mut repetition, mut repeated_event) = (0.0, None);
                 if bag.len() >= 3 {
                     for (idx, earlier) in &human_bags {
@@ -216,6 +279,9 @@ pub fn conversation_signals(
                             }
                         }
                     }
+                }
+                if repetition < p.repetition_floor {
+                    (repetition, repeated_event) = (0.0, None);
                 }
                 let words = text.word_count();
                 let position = out.len();
@@ -230,19 +296,37 @@ pub fn conversation_signals(
                     && words <= 5
                     && last_ai.as_ref().is_some_and(|(_, ai_bag)| {
                         bag.shared(ai_bag) > 0
-                            || text.word_count() > 0
+                            || words > 0
                                 && matches!(
                                     text.word(0),
                                     "who" | "what" | "which" | "where" | "huh" | "what's"
                                 )
                     });
+                let affect = affect(&text);
+                let value = grams(&text, Source::Human, &mut gram_buf);
+                let dense = crate::model::text::dense(&text, &affect, &markers);
+                let reading = read(text_model, &text, &gram_buf, value, &dense);
+                on_turn(&Seen {
+                    text: &text,
+                    role: Role::Human,
+                    grams: &gram_buf,
+                    value,
+                    question: None,
+                    dense: &dense,
+                    event_index: turn.event_index,
+                    failure: None,
+                });
+                // The n-grams stay for the AI turn that answers this one.
+                std::mem::swap(&mut question, &mut gram_buf);
                 let signals = TurnSignals {
                     event_index: turn.event_index,
                     human_position: position,
-                    affect: affect(&text),
+                    affect,
+                    reading,
+                    ascii,
                     shouting: text.shouting_share(),
-                    exclamation: (f64::from(text.exclamations) / 3.0).min(1.0),
-                    repeated_question_marks: text.lower.contains("??"),
+                    exclamation: dense[4],
+                    repeated_question_marks: dense[3] > 0.0,
                     is_question,
                     clarification_request,
                     repetition,
@@ -262,7 +346,7 @@ pub fn conversation_signals(
                     markers,
                 };
                 human_words_total += words;
-                last_human = Some((human_bags.len(), is_question || text.questions > 0));
+                last_human = Some((human_bags.len(), is_question || text.questions > 0, value));
                 human_bags.push((turn.event_index, bag));
                 out.push(signals);
             }
@@ -274,9 +358,8 @@ pub fn conversation_signals(
     out
 }
 
-/// Combines independent pieces of evidence: 1 − Π(1 − pᵢ), each clamped to [0, 1].
-pub fn noisy_or(parts: &[f64]) -> f64 {
-    1.0 - parts
-        .iter()
-        .fold(1.0, |acc, p| acc * (1.0 - p.clamp(0.0, 1.0)))
-}
+/// The signal parameters, read once from the tables.
+pub static SIGNALS: std::sync::LazyLock<SignalParams> = std::sync::LazyLock::new(|| {
+    SignalParams::read(&crate::model::TABLES)
+        .expect("core/models/dimensions.tsv has the signal parameters")
+});

@@ -1,0 +1,229 @@
+//! Hashed word n-grams of a text: the sparse input of the learned text and AI-turn models.
+//!
+//! A text becomes its words (as [`Text`] splits them), normalised: apostrophes dropped
+//! ("don't" and "dont" are one word) and any word with a digit read as the number token.
+//! Each word is one unigram and each pair of neighbours in the same clause one bigram.
+//! A word within three words after a negator ("not", "never", "don't", …) in the same
+//! clause is a different unigram from the plain word ("not helpful" is not "helpful").
+//!
+//! Every n-gram is hashed (XXH3, 64 bits, stable on every platform including wasm32)
+//! with a seed that names the text's role, so the same word in a human turn and in an
+//! AI turn are different features, and folded into [`BUCKETS`] buckets. All n-grams of
+//! a text share the value `1 / sqrt(n)` (n: the text's n-gram count), so a long text
+//! does not outweigh a short one by length alone.
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+use crate::features::text::Text;
+
+/// Bits of the bucket index.
+pub const BUCKET_BITS: u32 = 18;
+/// Number of hash buckets.
+pub const BUCKETS: usize = 1 << BUCKET_BITS;
+
+/// Words after a negator that are read as negated.
+const NEGATION_REACH: usize = 3;
+
+/// Words that negate the words after them (apostrophes already dropped).
+const NEGATORS: [&str; 24] = [
+    "not", "no", "never", "dont", "doesnt", "didnt", "isnt", "wasnt", "arent", "werent", "cant",
+    "cannot", "wont", "wouldnt", "shouldnt", "couldnt", "havent", "hasnt", "aint", "nothing",
+    "without", "nor", "neither", "hardly",
+];
+
+/// Whose text the n-grams come from: each role hashes into its own feature space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A human turn.
+    Human,
+    /// An AI turn.
+    Ai,
+}
+
+impl Source {
+    fn seeds(self) -> (u64, u64, u64) {
+        // (unigram, negated unigram, bigram): arbitrary distinct seeds per role.
+        match self {
+            Source::Human => (0x11, 0x12, 0x13),
+            Source::Ai => (0x21, 0x22, 0x23),
+        }
+    }
+}
+
+/// Folds a human turn's bucket into the space of "the human turn this AI turn
+/// answers", read by the AI-turn model: a fixed permutation of the buckets, so the
+/// human turn's n-grams need not be hashed twice.
+pub fn as_question(bucket: u32) -> u32 {
+    bucket ^ QUESTION_SALT
+}
+
+/// Any fixed pattern of `BUCKET_BITS` bits other than 0.
+const QUESTION_SALT: u32 = 0x2_d5a3;
+
+/// One hashed n-gram: its bucket and the words it spans (indices into the text's words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gram {
+    /// Bucket in `0..BUCKETS`.
+    pub bucket: u32,
+    /// First word.
+    pub first: u32,
+    /// Last word (equal to `first` for a unigram).
+    pub last: u32,
+}
+
+impl Gram {
+    /// The n-gram as written in the lowercased text ("not working").
+    pub fn text<'t>(&self, text: &'t Text) -> &'t str {
+        let start = text.spans[self.first as usize].0 as usize;
+        let end = text.spans[self.last as usize].1 as usize;
+        &text.lower[start..end]
+    }
+}
+
+/// The hashed n-grams of `text`, written into `out` (cleared first); returns the value
+/// every n-gram carries (`1 / sqrt(n)`, 0 for a text without words).
+pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
+    out.clear();
+    let n = text.word_count();
+    if n == 0 {
+        return 0.0;
+    }
+    let (uni, neg, bi) = source.seeds();
+    let mut buf = String::new();
+    let mut previous: Option<u64> = None;
+    let mut negated_left = 0usize;
+    for i in 0..n {
+        let new_clause = i > 0 && clause_break(text, i);
+        if new_clause {
+            previous = None;
+            negated_left = 0;
+        }
+        let word = normalise(text.word(i), &mut buf);
+        let h = xxh3_64_with_seed(word.as_bytes(), uni);
+        let unigram = if negated_left > 0 {
+            negated_left -= 1;
+            xxh3_64_with_seed(word.as_bytes(), neg)
+        } else {
+            h
+        };
+        let i32_ = i as u32;
+        out.push(Gram {
+            bucket: bucket(unigram),
+            first: i32_,
+            last: i32_,
+        });
+        if let Some(p) = previous {
+            let mut pair = [0u8; 16];
+            pair[..8].copy_from_slice(&p.to_le_bytes());
+            pair[8..].copy_from_slice(&h.to_le_bytes());
+            out.push(Gram {
+                bucket: bucket(xxh3_64_with_seed(&pair, bi)),
+                first: i32_ - 1,
+                last: i32_,
+            });
+        }
+        previous = Some(h);
+        if NEGATORS.contains(&word) {
+            negated_left = NEGATION_REACH;
+        }
+    }
+    1.0 / (out.len() as f64).sqrt()
+}
+
+fn bucket(h: u64) -> u32 {
+    (h >> (64 - BUCKET_BITS)) as u32
+}
+
+/// The word as a feature: apostrophes dropped, any word with a digit as `0`.
+fn normalise<'a>(word: &'a str, buf: &'a mut String) -> &'a str {
+    if word.bytes().any(|b| b.is_ascii_digit()) {
+        return "0";
+    }
+    if word.contains('\'') {
+        buf.clear();
+        buf.extend(word.chars().filter(|&c| c != '\''));
+        return buf.as_str();
+    }
+    word
+}
+
+/// Whether punctuation that ends a clause stands between word `i - 1` and word `i`.
+fn clause_break(text: &Text, i: usize) -> bool {
+    let gap = &text.lower[text.spans[i - 1].1 as usize..text.spans[i].0 as usize];
+    gap.contains(['.', ',', ';', ':', '!', '?', '\n'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(s: &str) -> (Text, Vec<Gram>, f64) {
+        let t = Text::new(s);
+        let mut g = Vec::new();
+        let v = grams(&t, Source::Human, &mut g);
+        (t, g, v)
+    }
+
+    #[test]
+    fn unigrams_and_bigrams_within_a_clause() {
+        let (t, g, v) = of("It still fails. Thanks");
+        let texts: Vec<&str> = g.iter().map(|x| x.text(&t)).collect();
+        assert_eq!(
+            texts,
+            ["it", "still", "it still", "fails", "still fails", "thanks"]
+        );
+        assert!((v - 1.0 / 6f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn negation_changes_the_unigram_for_three_words_in_the_clause() {
+        let (_, plain, _) = of("helpful");
+        let (_, negated, _) = of("not helpful");
+        let (_, later, _) = of("not, helpful");
+        assert_ne!(negated[1].bucket, plain[0].bucket);
+        assert_eq!(later[1].bucket, plain[0].bucket);
+        // The fourth word after the negator is plain again.
+        let (_, fourth, _) = of("no a b c helpful");
+        let unigrams: Vec<u32> = fourth
+            .iter()
+            .filter(|g| g.first == g.last)
+            .map(|g| g.bucket)
+            .collect();
+        assert_eq!(unigrams[4], plain[0].bucket);
+    }
+
+    #[test]
+    fn apostrophes_and_digits_are_normalised() {
+        let (_, a, _) = of("don't");
+        let (_, b, _) = of("dont");
+        assert_eq!(a, b);
+        let (_, c, _) = of("order 8812");
+        let (_, d, _) = of("order 77");
+        assert_eq!(c, d);
+    }
+
+    #[test]
+    fn sources_hash_apart_and_buckets_are_in_range() {
+        let t = Text::new("refund please");
+        let (mut h, mut a) = (Vec::new(), Vec::new());
+        grams(&t, Source::Human, &mut h);
+        grams(&t, Source::Ai, &mut a);
+        assert_ne!(h[0].bucket, a[0].bucket);
+        assert!(h.iter().chain(&a).all(|g| (g.bucket as usize) < BUCKETS));
+    }
+
+    #[test]
+    fn hashes_are_fixed_across_platforms() {
+        // XXH3 is specified bit for bit; these buckets must never change without a
+        // retrained model (scripts/train-scorer).
+        let (_, g, _) = of("useless");
+        assert_eq!(g[0].bucket, bucket(xxh3_64_with_seed(b"useless", 0x11)));
+    }
+
+    #[test]
+    fn empty_text_has_no_grams() {
+        let (_, g, v) = of("  ?! ");
+        assert!(g.is_empty());
+        assert_eq!(v, 0.0);
+    }
+}

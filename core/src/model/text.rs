@@ -1,0 +1,189 @@
+//! The learned reading of one human turn: calibrated probabilities of annoyance,
+//! confusion, gratitude, giving up and correction, from its n-grams and lexicon features.
+//!
+//! Weights: `core/models/text.tsv`, written by `scripts/train-scorer` from GoEmotions,
+//! CLINC150 and HWU64 (core/models/manifest.json names the data, splits and metrics).
+
+use super::linear::{Linear, MAX_HEADS};
+use crate::features::affect::Affect;
+use crate::features::grams::Gram;
+use crate::features::markers::{Category, Markers};
+use crate::features::text::Text;
+
+/// The human-turn marker categories the text model reads as dense features.
+pub const HUMAN_MARKERS: [Category; 16] = [
+    Category::Frustration,
+    Category::Insult,
+    Category::Escalation,
+    Category::RepetitionClaim,
+    Category::Correction,
+    Category::ProblemPersists,
+    Category::Verification,
+    Category::Gratitude,
+    Category::Resolution,
+    Category::Dismissal,
+    Category::GivingUp,
+    Category::Delegation,
+    Category::SelfEfficacy,
+    Category::Comprehension,
+    Category::Acceptance,
+    Category::SkippedCheck,
+];
+
+/// Names of the dense features, in the order [`dense`] writes them.
+pub const DENSE: [&str; 23] = [
+    "vader_negative",
+    "vader_positive",
+    "question",
+    "repeated_question_marks",
+    "exclamation",
+    "shouting",
+    "log_words",
+    "marker:frustration",
+    "marker:insult",
+    "marker:escalation",
+    "marker:repetition_claim",
+    "marker:correction",
+    "marker:problem_persists",
+    "marker:verification",
+    "marker:gratitude",
+    "marker:resolution",
+    "marker:dismissal",
+    "marker:giving_up",
+    "marker:delegation",
+    "marker:self_efficacy",
+    "marker:comprehension",
+    "marker:acceptance",
+    "marker:skipped_check",
+];
+
+/// The heads of the text model, in the model file's column order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Head {
+    /// Anger, annoyance, disappointment, disapproval or disgust.
+    Annoyance,
+    /// Not understanding; asking to explain or repeat.
+    Confusion,
+    /// Thanks, relief or praise.
+    Gratitude,
+    /// Cancelling, stopping, not caring any more.
+    GivingUp,
+    /// Saying no; telling the assistant it got it wrong.
+    Correction,
+}
+
+impl Head {
+    /// Every head, in column order.
+    pub const ALL: [Head; 5] = [
+        Head::Annoyance,
+        Head::Confusion,
+        Head::Gratitude,
+        Head::GivingUp,
+        Head::Correction,
+    ];
+
+    /// The head's name in the model file and in evidence.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Head::Annoyance => "annoyance",
+            Head::Confusion => "confusion",
+            Head::Gratitude => "gratitude",
+            Head::GivingUp => "giving_up",
+            Head::Correction => "correction",
+        }
+    }
+
+    /// Column of the head.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Words of an n-gram in the lowercased text: a byte range of [`Text::lower`].
+pub type Span = (u32, u32);
+
+/// The learned reading of one turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Reading {
+    /// Calibrated probability of each head, in [`Head::ALL`] order.
+    pub p: [f64; Head::ALL.len()],
+    /// Per head, the two n-grams that pushed it up most (byte ranges of the lowercased
+    /// text; `(0, 0)` when none pushed it up).
+    pub top: [[Span; 2]; Head::ALL.len()],
+}
+
+impl Reading {
+    /// Calibrated probability of `head`.
+    pub fn get(&self, head: Head) -> f64 {
+        self.p[head.index()]
+    }
+}
+
+/// The dense features of a human turn, in [`DENSE`] order.
+pub fn dense(text: &Text, affect: &Affect, markers: &Markers) -> [f64; DENSE.len()] {
+    let mut d = [0.0; DENSE.len()];
+    d[0] = (-affect.compound).max(0.0);
+    d[1] = affect.compound.max(0.0);
+    d[2] = f64::from(u8::from(text.ends_with_question));
+    d[3] = f64::from(u8::from(text.lower.contains("??")));
+    d[4] = (f64::from(text.exclamations) / 3.0).min(1.0);
+    d[5] = text.shouting_share();
+    d[6] = (1.0 + text.word_count() as f64).ln() / 64f64.ln();
+    for (k, c) in HUMAN_MARKERS.iter().enumerate() {
+        d[7 + k] = markers.get(*c);
+    }
+    d
+}
+
+/// Reads one human turn with `model`, from its n-grams (each carrying `value`, as
+/// [`crate::features::grams::grams`] returns them) and its [`dense`] features.
+pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f64]) -> Reading {
+    let push = model.push(grams, value, dense);
+    let mut r = Reading::default();
+    let bias = model.bias();
+    for h in Head::ALL {
+        let k = h.index();
+        r.p[k] = model.probability(k, bias[k] + push[k]);
+        r.top[k] = top_two(model, k, grams, text);
+    }
+    r
+}
+
+/// Reads one text on its own (no conversation around it) with the compiled-in model:
+/// what the text model says of it.
+pub fn read_text(text: &str) -> Reading {
+    let t = Text::new(text);
+    let markers = Markers::find(&t);
+    let a = crate::features::affect::affect(&t);
+    let mut buf = Vec::new();
+    let value = crate::features::grams::grams(&t, crate::features::grams::Source::Human, &mut buf);
+    read(&super::TEXT, &t, &buf, value, &dense(&t, &a, &markers))
+}
+
+/// The two n-grams with the largest positive weight for head `k` (distinct texts).
+fn top_two(model: &Linear, k: usize, grams: &[Gram], text: &Text) -> [Span; 2] {
+    let mut best: [(f64, Span); 2] = [(0.0, (0, 0)); 2];
+    for g in grams {
+        let w = model.gram_weight(g.bucket, k);
+        if w <= best[1].0 {
+            continue;
+        }
+        let span = (
+            text.spans[g.first as usize].0,
+            text.spans[g.last as usize].1,
+        );
+        if span == best[0].1 {
+            continue;
+        }
+        if w > best[0].0 {
+            best[1] = best[0];
+            best[0] = (w, span);
+        } else {
+            best[1] = (w, span);
+        }
+    }
+    [best[0].1, best[1].1]
+}
+
+/// Most heads any model may have, checked against this model's heads when it loads.
+pub const _HEADS_FIT: () = assert!(Head::ALL.len() <= MAX_HEADS);
