@@ -408,6 +408,7 @@ TEXT_DENSE_NAMES = ["vader_negative", "vader_positive", "question", "repeated_qu
     "marker:" + c for c in ("frustration insult escalation repetition_claim correction problem_persists "
                             "verification gratitude resolution dismissal giving_up delegation self_efficacy "
                             "comprehension acceptance skipped_check").split()]
+AI_UNUSED = ["log_words"]
 AI_DENSE_NAMES = ["marker:ai_" + c for c in "apology refusal unknown hedge escalation_offer deflection closing".split()] + \
     "repeats_itself answers_a_question covers_question ignores_question short_reply asks_question log_words first_reply".split()
 
@@ -445,7 +446,13 @@ def stage_ai(dumper, check):
                                 "calib" if key("ai:" + d["dialog_id"]) < 0.2 else "train")
     keep = [i for i, ident in enumerate(ids) if ident in labels]
     ids = [ids[i] for i in keep]
-    x = x[keep]
+    x = x[keep].tolil()
+    # Reply length is left out: DBDC3's chit-chat bots break down more in long turns,
+    # but support and coding assistants answer at length when they answer well, so the
+    # cue does not carry over (its weight stays 0).
+    for name in AI_UNUSED:
+        x[:, BUCKETS + AI_DENSE_NAMES.index(name)] = 0.0
+    x = x.tocsr()
     y = np.array([int(labels[i][0] == "X") for i in ids])
     # The target is the share of the 30 annotators who called the turn a breakdown (X):
     # each turn is a positive with weight p_X and a negative with weight 1 - p_X.
@@ -544,34 +551,37 @@ def priors():
     return out
 
 
-def arc(x, conv, w, b, gamma, rho):
-    """The carried level fed to each turn (the scorer's arc, score/turn.rs)."""
+def arc(x, conv, w, center, gamma, rho):
+    """The carried level fed to each turn (the scorer's arc, score/turn.rs): what a turn
+    pushes above a typical turn (inputs minus their training means), plus what it
+    carried, floored at 0, decays by `rho` to the next turn."""
     carried = np.zeros(len(x))
+    z = (x - center) @ w
     level = 0.0
     for i in range(len(x)):
         if i == 0 or conv[i] != conv[i - 1]:
             level = 0.0
         carried[i] = rho * level
-        z = float(x[i] @ w)
-        level = max(0.0, z + gamma * carried[i])
+        level = max(0.0, float(z[i]) + gamma * carried[i])
     return carried
 
 
 def fit_turn_dimension(x, y, conv, tr, cal, cols, signs):
     """Fits weights (signed), the carry rate (grid) and Platt; returns the parameters."""
+    center = x[tr][:, cols].mean(axis=0)
     best = None
     for rho in CARRY_GRID:
         w = np.zeros(len(cols))
         gamma, b = 0.0, 0.0
         for _ in range(4):
-            carried = arc(x[:, cols], conv, w, b, gamma, rho)
+            carried = arc(x[:, cols], conv, w, center, gamma, rho)
             design = np.column_stack([x[:, cols], carried]) if rho > 0 else x[:, cols]
             coef, b = fit_signed(design[tr], y[tr], signs + ([1] if rho > 0 else []))
             w = coef[: len(cols)]
             gamma = float(coef[-1]) if rho > 0 else 0.0
             if rho == 0:
                 break
-        carried = arc(x[:, cols], conv, w, b, gamma, rho)
+        carried = arc(x[:, cols], conv, w, center, gamma, rho)
         logit = x[:, cols] @ w + b + gamma * carried
         loss = logloss(sigmoid(logit[cal]), y[cal])
         if best is None or loss < best[0] - 1e-9:
@@ -579,10 +589,10 @@ def fit_turn_dimension(x, y, conv, tr, cal, cols, signs):
     _, rho, w, b, gamma = best
     if gamma == 0.0:
         rho = 0.0
-    carried = arc(x[:, cols], conv, w, b, gamma, rho)
+    carried = arc(x[:, cols], conv, w, center, gamma, rho)
     logit = x[:, cols] @ w + b + gamma * carried
     pa, pb = platt(logit[cal], y[cal])
-    return {"rho": rho, "w": w, "b": b, "gamma": gamma, "platt_a": pa, "platt_b": pb}
+    return {"rho": rho, "w": w, "b": b, "gamma": gamma, "platt_a": pa, "platt_b": pb, "center": center}
 
 
 def fmt(v):
@@ -615,8 +625,10 @@ def stage_turns(dumper, check):
         f = fit_turn_dimension(x, y, conv, tr, cal, cols, [allowed[n] for n in fitted])
         why = f"annotated DBDC3 train split ({metrics['splits']['train']['turns']} turns), label {label}"
         entries.append((dim, "turn", "intercept", f["b"], "fitted", why))
-        for n, wv in zip(fitted, f["w"]):
+        for n, wv, cv in zip(fitted, f["w"], f["center"]):
             entries.append((dim, "turn", f"input:{n}", wv, "fitted", why))
+            entries.append((dim, "turn", f"center:{n}", cv, "fitted",
+                            "mean on the training turns: what a typical turn shows, not carried"))
         for n in allowed:
             if n in fitted:
                 continue
@@ -710,7 +722,8 @@ def check_turn_scores(dumper, dialogs):
     for k, dim in enumerate(LEARNED):
         w = np.array([t.get((dim, "turn", f"input:{n}"), 0.0) for n in INPUTS])
         g = lambda n: t[(dim, "turn", n)]
-        carried = arc(x, conv, w, g("intercept"), g("carry_weight"), g("carry_rate"))
+        center = np.array([t.get((dim, "turn", f"center:{n}"), 0.0) for n in INPUTS])
+        carried = arc(x, conv, w, center, g("carry_weight"), g("carry_rate"))
         logit = x @ w + g("intercept") + g("carry_weight") * carried
         p = sigmoid(g("platt_a") * logit + g("platt_b"))
         worst = max(worst, float(np.max(np.abs(p - rust[:, k]))))
@@ -826,15 +839,49 @@ def write_metrics(name, metrics, check):
     return emit(METRICS / f"{name}.json", content, check)
 
 
+def stage_manifest(dumper, check):
+    metrics = {}
+    for name in ("text", "ai_failure", "turns", "conversations"):
+        path = METRICS / f"{name}.json"
+        metrics[name] = json.loads(path.read_text()) if path.exists() else None
+    manifest = {
+        "written_by": "scripts/train-scorer (scripts/train_scorer.py); do not edit",
+        "seed": SEED,
+        "features": {
+            "hashing": "XXH3-64 of each normalised word (apostrophes dropped, any word with a digit as 0), "
+                       "seeded by role (human, AI); bigrams hash the two word hashes; a word within three "
+                       "words after a negator in the same clause is a separate negated unigram",
+            "buckets": BUCKETS,
+            "value": "1/sqrt(n) per n-gram of a text with n n-grams",
+            "code": ["core/src/features/grams.rs", "core/src/model/text.rs", "core/src/model/ai_turn.rs",
+                     "core/src/score/inputs.rs"],
+        },
+        "data": {
+            "goemotions": "Demszky et al. 2020, GoEmotions, CC BY 4.0 (../shared/data/goemotions): official train/dev/test",
+            "clinc150": "Larson et al. 2019, CLINC150, CC BY 3.0 (../shared/data/clinc150): official train/val/test",
+            "hwu64": "Liu et al. 2019, HWU64, CC BY 4.0 (../shared/data/hwu64): train minus the authors' fold 2 / fold 2 as dev / test",
+            "dbdc3_en": "Higashinaka et al., DBDC3 English, MIT (../shared/data/dbdc3_en): AI-failure model on dev dialogues not annotated "
+                        "(80% fit, 20% calibration by seeded hash); eval dialogues held out",
+            "annotations": "annotations/dbdc3 (team, Apache-2.0, docs/annotation.md): dev dialogues split 75% train / 25% calibration "
+                           "by seeded hash; eval dialogues are the test split",
+        },
+        "text_heads": {h: {"goemotions": sorted(GOEMOTIONS_HEADS.get(h, [])), "intents": sorted(INTENT_HEADS.get(h, []))}
+                       for h in HEADS},
+        "metrics": metrics,
+    }
+    return emit(MODELS / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n", check)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("stage", choices=["text", "ai", "turns", "conversations"])
+    ap.add_argument("stage", choices=["text", "ai", "turns", "conversations", "manifest"])
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--dumper", required=True)
     a = ap.parse_args()
     if not DATA.exists():
         die(f"{DATA} not found (the shared data folder sits beside the repository)")
-    stages = {"text": stage_text, "ai": stage_ai, "turns": stage_turns, "conversations": stage_conversations}
+    stages = {"text": stage_text, "ai": stage_ai, "turns": stage_turns, "conversations": stage_conversations,
+              "manifest": stage_manifest}
     ok = stages[a.stage](a.dumper, a.check)
     sys.exit(0 if ok else 1)
 

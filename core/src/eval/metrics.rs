@@ -1,7 +1,8 @@
-//! Ranking and calibration measures: AUROC, Spearman's rank correlation and expected
-//! calibration error.
+//! Ranking and calibration measures: AUROC, Spearman's rank correlation, expected
+//! calibration error (against binary labels or soft targets such as a share of
+//! annotators) and the reliability bins a diagram is drawn from.
 //!
-//! All three return `None` instead of a number when the input cannot give a meaningful
+//! All of them return `None` instead of a number when the input cannot give a meaningful
 //! one: mismatched lengths, an empty class, or any `NaN`. They never panic. Ranks are
 //! computed by sorting (O(n log n)) and kept as exact integers (doubled, so that average
 //! ranks of ties stay whole numbers); the only floating-point steps are the final
@@ -104,6 +105,84 @@ pub fn ece(scores: &[f64], labels: &[bool], bins: usize) -> Option<f64> {
         .map(|(&sum, &pos)| (sum - pos as f64).abs())
         .sum();
     Some(gap / scores.len() as f64)
+}
+
+/// Expected calibration error of probabilities `scores` against soft targets in `[0, 1]`
+/// (e.g. the share of annotators who gave a label), `bins` equal-width bins.
+///
+/// Binned like [`ece`]: Σ over bins of (bin size / n) · |mean score − mean target|. With
+/// 0/1 targets it equals [`ece`]. `None` when the input is empty, the lengths differ,
+/// `bins` is 0, or any score or target is `NaN` or outside `[0, 1]`.
+pub fn ece_soft(scores: &[f64], targets: &[f64], bins: usize) -> Option<f64> {
+    let layout = reliability(scores, targets, bins)?;
+    // (size/n) · |score_sum/size − target_sum/size| = |score_sum − target_sum| / n.
+    let gap: f64 = layout
+        .iter()
+        .map(|b| (b.score_sum - b.target_sum).abs())
+        .sum();
+    Some(gap / scores.len() as f64)
+}
+
+/// One bin of a reliability diagram: the items whose score falls in `[lower, upper)`
+/// (the last bin also holds 1.0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bin {
+    /// Lower edge of the bin.
+    pub lower: f64,
+    /// Upper edge of the bin.
+    pub upper: f64,
+    /// Number of items in the bin.
+    pub count: usize,
+    /// Sum of their scores.
+    pub score_sum: f64,
+    /// Sum of their targets (the number of positives for binary labels).
+    pub target_sum: f64,
+}
+
+impl Bin {
+    /// Mean score of the bin (the predicted probability), `None` when it is empty.
+    pub fn mean_score(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.score_sum / self.count as f64)
+    }
+
+    /// Mean target of the bin (the observed share), `None` when it is empty.
+    pub fn mean_target(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.target_sum / self.count as f64)
+    }
+}
+
+/// The `bins` equal-width bins of scores in `[0, 1]` with their targets in `[0, 1]`
+/// (0/1 for binary labels, or shares): what a reliability diagram plots and what
+/// [`ece_soft`] sums.
+///
+/// Bin `k` holds scores in `[k/bins, (k+1)/bins)`, the last bin also holding `1.0`;
+/// every bin is returned, empty ones with a count of 0. `None` under the same
+/// conditions as [`ece_soft`].
+pub fn reliability(scores: &[f64], targets: &[f64], bins: usize) -> Option<Vec<Bin>> {
+    if scores.is_empty() || scores.len() != targets.len() || bins == 0 {
+        return None;
+    }
+    let unit = |v: &f64| (0.0..=1.0).contains(v);
+    if !scores.iter().all(unit) || !targets.iter().all(unit) {
+        return None;
+    }
+    let mut layout: Vec<Bin> = (0..bins)
+        .map(|k| Bin {
+            lower: k as f64 / bins as f64,
+            upper: (k + 1) as f64 / bins as f64,
+            count: 0,
+            score_sum: 0.0,
+            target_sum: 0.0,
+        })
+        .collect();
+    for (&s, &t) in scores.iter().zip(targets) {
+        // As in `ece`: the cast saturates and `min` folds 1.0 into the last bin.
+        let b = &mut layout[((s * bins as f64) as usize).min(bins - 1)];
+        b.count += 1;
+        b.score_sum += s;
+        b.target_sum += t;
+    }
+    Some(layout)
 }
 
 /// Twice the 1-based average rank of each value (so tied averages stay integers), or
@@ -248,5 +327,53 @@ mod tests {
         assert_eq!(ece(&[1.5], &[true], 10), None);
         assert_eq!(ece(&[-0.1], &[true], 10), None);
         assert_eq!(ece(&[f64::NAN], &[true], 10), None);
+    }
+
+    #[test]
+    fn ece_soft_hand_computed() {
+        // Two bins. [0, 0.5): scores 0.1, 0.3 (sum 0.4), targets 0.2, 0.6 (sum 0.8):
+        // |0.4 − 0.8| = 0.4. [0.5, 1]: 0.6, 1.0 (sum 1.6), targets 0.5, 0.9 (sum 1.4):
+        // |1.6 − 1.4| = 0.2. ECE = (0.4 + 0.2) / 4 = 0.15.
+        let scores = [0.1, 0.3, 0.6, 1.0];
+        let targets = [0.2, 0.6, 0.5, 0.9];
+        assert!(close(ece_soft(&scores, &targets, 2), 0.15));
+        // One bin: |2.0 − 2.2| / 4 = 0.05.
+        assert!(close(ece_soft(&scores, &targets, 1), 0.05));
+        // A score equal to its target in every bin is perfectly calibrated.
+        assert_eq!(ece_soft(&[0.25, 0.75], &[0.25, 0.75], 10), Some(0.0));
+    }
+
+    #[test]
+    fn ece_soft_equals_ece_on_binary_targets() {
+        let l = labels();
+        let t: Vec<f64> = LABELS.iter().map(|&l| f64::from(l)).collect();
+        for bins in [1, 2, 5, 10, 20] {
+            assert_eq!(ece_soft(&SCORES, &t, bins), ece(&SCORES, &l, bins));
+        }
+    }
+
+    #[test]
+    fn ece_soft_rejects_degenerate_input() {
+        assert_eq!(ece_soft(&[], &[], 10), None);
+        assert_eq!(ece_soft(&[0.5], &[0.5], 0), None);
+        assert_eq!(ece_soft(&[0.5], &[0.5, 0.1], 10), None);
+        assert_eq!(ece_soft(&[1.5], &[0.5], 10), None);
+        assert_eq!(ece_soft(&[0.5], &[-0.1], 10), None);
+        assert_eq!(ece_soft(&[0.5], &[f64::NAN], 10), None);
+        assert_eq!(ece_soft(&[f64::NAN], &[0.5], 10), None);
+    }
+
+    #[test]
+    fn reliability_bins_hold_their_items() {
+        let bins = reliability(&[0.05, 0.15, 0.15, 1.0], &[0.0, 1.0, 0.0, 1.0], 10).unwrap();
+        assert_eq!(bins.len(), 10);
+        assert_eq!((bins[0].count, bins[0].mean_score()), (1, Some(0.05)));
+        assert_eq!(bins[0].mean_target(), Some(0.0));
+        assert_eq!((bins[1].count, bins[1].mean_target()), (2, Some(0.5)));
+        assert_eq!(bins[1].mean_score(), Some(0.15));
+        // 1.0 goes to the last bin; the others are empty.
+        assert_eq!((bins[9].count, bins[9].mean_score()), (1, Some(1.0)));
+        assert_eq!(bins[5].mean_score(), None);
+        assert_eq!((bins[3].lower, bins[3].upper), (0.3, 0.4));
     }
 }

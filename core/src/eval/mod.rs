@@ -1,3 +1,5 @@
-//! Quality measures for the evaluation command: how well scores rank and are calibrated.
+//! Quality measures for the evaluation command: how well scores rank and are calibrated,
+//! and reliability diagrams of the calibration.
 
+pub mod diagram;
 pub mod metrics;

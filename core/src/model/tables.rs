@@ -176,7 +176,7 @@ macro_rules! params {
 ///
 /// `impulse = Σ wᵢ·xᵢ`; `carried = carry_rate · level of the previous turn`;
 /// `logit = intercept + impulse + carry_weight · carried`;
-/// `level = max(0, impulse + carry_weight · carried)`;
+/// `level = max(0, Σ wᵢ·(xᵢ − centerᵢ) + carry_weight · carried)`;
 /// `score = σ(platt_a · logit + platt_b)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearDim {
@@ -185,6 +185,9 @@ pub struct LinearDim {
     /// Weight of each input, in the order of the input names given to
     /// [`LinearDim::read`] (0 for an input the dimension does not read).
     pub weights: Vec<f64>,
+    /// What a typical turn shows of each input (the training mean), in the order of
+    /// `weights`: only what a turn pushes above it is carried (0 when not given).
+    pub centers: Vec<f64>,
     /// Share of the previous turn's level carried over (0: no arc).
     pub carry_rate: f64,
     /// Weight of the carried level in the logit.
@@ -212,6 +215,7 @@ impl LinearDim {
     ) -> Result<LinearDim, ModelError> {
         let v = |name: &str| t.value(dimension, scope, name);
         let mut weights = vec![0.0; inputs.len()];
+        let mut centers = vec![0.0; inputs.len()];
         for e in t.entries() {
             if (e.dimension, e.scope) != (dimension, scope) {
                 continue;
@@ -226,10 +230,21 @@ impl LinearDim {
                     })?;
                 weights[i] = v(e.name)?;
             }
+            if let Some(name) = e.name.strip_prefix("center:") {
+                let i = inputs
+                    .iter()
+                    .position(|n| *n == name)
+                    .ok_or_else(|| ModelError {
+                        line: 0,
+                        message: format!("{dimension} {scope}: unknown input `{name}`"),
+                    })?;
+                centers[i] = v(e.name)?;
+            }
         }
         Ok(LinearDim {
             intercept: v("intercept")?,
             weights,
+            centers,
             carry_rate: v("carry_rate")?,
             carry_weight: v("carry_weight")?,
             calibrated: v("calibrated")? != 0.0,

@@ -6,6 +6,21 @@ use super::layer_z::{
     sort_evidence,
 };
 use super::parts::saturate;
+use crate::params;
+
+params! {
+    /// How the request rolls conversations up (no labels yet).
+    pub struct RequestParams ("request", "roll_up") {
+        /// Steepness of the request confidence in conversations.
+        confidence_steepness,
+        /// The request names a trust mode when it carries at least this share of the risk.
+        mode_share,
+    }
+}
+
+static PARAMS: std::sync::LazyLock<RequestParams> = std::sync::LazyLock::new(|| {
+    RequestParams::read(&crate::model::TABLES).expect("request roll-up parameters")
+});
 
 /// Rolls conversation results up into one Layer Z for the request.
 pub fn aggregate(conversations: &[ConversationResult]) -> LayerZ {
@@ -32,8 +47,8 @@ fn dimension(conversations: &[ConversationResult], d: Dimension) -> DimensionSco
     let n = scored.len() as f64;
     let score = scored.iter().map(|s| s.score).sum::<f64>() / n;
     let mean_confidence = scored.iter().map(|s| s.confidence).sum::<f64>() / n;
-    // More conversations, more confidence: 1 → 0.33, 5 → 0.86, 20+ → ~1 (times their own).
-    let confidence = mean_confidence * saturate(n, 0.4);
+    // More conversations, more confidence (times their own).
+    let confidence = mean_confidence * saturate(n, PARAMS.confidence_steepness);
     // The strongest items across conversations, chosen by reference and cloned once.
     let mut all: Vec<&Evidence> = scored.iter().flat_map(|s| &s.evidence).collect();
     let keep = MAX_EVIDENCE.min(all.len());
@@ -68,7 +83,8 @@ fn trust_mode(scored: &[&DimensionScore]) -> TrustMode {
         }
     }
     let total: f64 = scored.iter().map(|s| s.risk).sum();
-    if over.max(under) < 0.25 * total.max(1e-9) || over.max(under) == 0.0 {
+    if over.max(under) < PARAMS.mode_share * total.max(f64::MIN_POSITIVE) || over.max(under) == 0.0
+    {
         TrustMode::Calibrated
     } else if over >= under {
         TrustMode::OverTrust

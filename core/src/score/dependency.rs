@@ -6,14 +6,32 @@ use std::collections::BTreeMap;
 use super::conversation::Draft;
 use super::layer_z::{Dimension, DimensionScore, Evidence, clamp01};
 
-/// Weight of the person's average dependency level.
-const LEVEL_WEIGHT: f64 = 0.6;
-/// Weight of the change across the person's conversations (slope × span).
-const CHANGE_WEIGHT: f64 = 1.0;
+use crate::params;
+
+params! {
+    /// Dependency across a person's conversations (no labels yet).
+    pub struct TrendParams ("dependency_drift", "conversation") {
+        /// Weight of the person's average dependency level.
+        level_weight,
+        /// Weight of the change across the person's conversations (slope × span).
+        change_weight,
+        /// Share of the conversation confidence with one conversation.
+        confidence_first,
+        /// What more conversations add to that share.
+        confidence_more,
+        /// Conversations for the confidence to grow by 63% of `confidence_more`.
+        confidence_steepness,
+    }
+}
+
+static PARAMS: std::sync::LazyLock<TrendParams> = std::sync::LazyLock::new(|| {
+    TrendParams::read(&crate::model::TABLES).expect("dependency trend parameters")
+});
 
 /// Replaces each conversation's dependency with its person's trend up to and including
 /// that conversation. With one conversation the level alone counts, at low confidence.
 pub fn apply(drafts: &mut [Draft]) {
+    let p = &*PARAMS;
     // Conversations by their first human actor, in time order (then input order).
     let mut by_actor: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let actors: Vec<Option<String>> = drafts
@@ -37,20 +55,20 @@ pub fn apply(drafts: &mut [Draft]) {
             let level = history.iter().sum::<f64>() / history.len() as f64;
             let slope = slope(&history);
             let change = slope * (history.len() as f64 - 1.0);
-            let score = clamp01(LEVEL_WEIGHT * level + CHANGE_WEIGHT * change);
+            let score = clamp01(p.level_weight * level + p.change_weight * change);
             let id = drafts[i].result.conversation_id.clone();
             let at = drafts[i].result.turns.first().map_or(0, |t| t.event_index);
             // Evidence in score units: this conversation's own turn items count for their
             // share of the mean level, the earlier conversations as one item, then the trend.
             let n = history.len() as f64;
-            let mut evidence = own_evidence(&drafts[i], LEVEL_WEIGHT / n);
+            let mut evidence = own_evidence(&drafts[i], p.level_weight / n);
             if history.len() > 1 {
                 let earlier = &history[..history.len() - 1];
                 evidence.push(Evidence {
                     signal: "dependency_level",
                     event_index: at,
                     conversation_id: Some(id.clone()),
-                    contribution: LEVEL_WEIGHT * earlier.iter().sum::<f64>() / n,
+                    contribution: p.level_weight * earlier.iter().sum::<f64>() / n,
                     detail: Some(format!(
                         "mean delegation level {:.2} in {} earlier conversation(s) of {actor}",
                         earlier.iter().sum::<f64>() / earlier.len() as f64,
@@ -63,14 +81,14 @@ pub fn apply(drafts: &mut [Draft]) {
                     signal: "dependency_trend",
                     event_index: at,
                     conversation_id: Some(id),
-                    contribution: CHANGE_WEIGHT * change,
+                    contribution: p.change_weight * change,
                     detail: Some(format!("slope {slope:+.3} per conversation")),
                 });
             }
-            // Confidence grows with the number of conversations: 1 → 0.25, 3 → 0.6, 6+ → ~0.85.
+            // Confidence grows with the number of conversations.
             let base = drafts[i].result.layer_z.frustration_buildup.confidence;
-            let confidence =
-                base * (0.25 + 0.65 * (1.0 - (-(history.len() as f64 - 1.0) / 2.0).exp()));
+            let more = 1.0 - (-(history.len() as f64 - 1.0) / p.confidence_steepness).exp();
+            let confidence = base * (p.confidence_first + p.confidence_more * more);
             updates.push((
                 i,
                 DimensionScore::new(Dimension::DependencyDrift, score, confidence, evidence),

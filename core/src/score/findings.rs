@@ -102,7 +102,7 @@ pub fn findings(
             .get(d)
             .evidence
             .iter()
-            .find(|e| e.contribution > 0.0)
+            .find(|e| e.contribution > 0.0 && e.signal != "baseline")
         {
             recommendations.push(recommend(d, e, reviews));
         }
@@ -116,7 +116,7 @@ pub fn findings(
             let driver = s
                 .evidence
                 .iter()
-                .find(|e| e.contribution > 0.0)
+                .find(|e| e.contribution > 0.0 && e.signal != "baseline")
                 .map(|e| format!("; the strongest driver is {}", describe(e)))
                 .unwrap_or_default();
             summary.push(if k == 0 {
@@ -234,7 +234,8 @@ pub fn signal_label(signal: &str) -> &str {
         .map_or(signal, |(_, l)| l)
 }
 
-const SIGNAL_LABELS: [(&str, &str); 50] = [
+const SIGNAL_LABELS: [(&str, &str); 59] = [
+    ("baseline", "the base rate"),
     (
         "carried_frustration",
         "frustration carried from earlier turns",
@@ -244,6 +245,10 @@ const SIGNAL_LABELS: [(&str, &str); 50] = [
         "confusion carried from earlier turns",
     ),
     (
+        "carried_abandonment_risk",
+        "abandonment risk carried from earlier turns",
+    ),
+    (
         "carried_over_trust",
         "over-trust carried from earlier turns",
     ),
@@ -251,8 +256,23 @@ const SIGNAL_LABELS: [(&str, &str); 50] = [
         "carried_under_trust",
         "under-trust carried from earlier turns",
     ),
+    ("annoyance", "annoyed wording"),
+    ("confusion", "confused wording"),
+    ("gratitude", "thanks and relief"),
+    ("giving_up", "people giving up"),
+    ("correction", "people correcting the AI"),
+    ("vader_negative", "negative wording"),
+    ("first_turn", "the first turn of a conversation"),
+    ("question", "questions"),
     ("frustration", "frustration so far"),
     ("final_frustration", "frustration at the end"),
+    ("peak_frustration", "the peak of frustration"),
+    ("peak_turn", "the worst turn"),
+    ("final_turn", "the last turn"),
+    ("mean_turn", "the turns on average"),
+    ("mean_ai_failure", "AI failures through the conversation"),
+    ("last_giving_up", "people giving up at the end"),
+    ("unresolved", "conversations ending without resolution"),
     ("trust_risk", "trust already strained"),
     ("last_reply_failed", "the last AI reply failing"),
     ("shrinking_replies", "replies getting shorter"),
@@ -269,23 +289,13 @@ const SIGNAL_LABELS: [(&str, &str); 50] = [
     ("self_efficacy", "people doing the work themselves"),
     ("low_rating", "low star ratings"),
     ("clarification_request", "people asking what the AI meant"),
-    ("negative_affect", "negative wording"),
-    ("frustration_markers", "exasperated wording"),
-    ("insult", "insults"),
     ("shouting", "writing in capitals"),
     ("exclamation", "exclamation marks"),
     ("repeated_question_marks", "repeated question marks"),
     ("repetition", "people repeating an earlier request"),
     ("repetition_claim", "people saying they already asked"),
-    ("correction", "people correcting the AI"),
     ("problem_persists", "suggested fixes not working"),
     ("escalation_request", "requests for a person"),
-    ("dismissal", "people writing the AI off"),
-    ("giving_up", "people giving up"),
-    (
-        "comprehension_trouble",
-        "people not understanding the answer",
-    ),
     ("ai_failure", "the AI failing in the turn before"),
     ("ai_failure_history", "repeated AI failures"),
     (
@@ -326,19 +336,12 @@ const SIGNAL_LABELS: [(&str, &str); 50] = [
         "repeated requests for a person",
     ),
     (
-        "unresolved_ending",
-        "conversations ending without resolution",
-    ),
-    (
         "left_after_ai_failure",
         "people leaving after a failed AI reply",
     ),
     ("unanswered_last_question", "last questions left unanswered"),
     ("bare_question", "bare \"?\" replies"),
-    (
-        "asks_again_after_answer",
-        "people asking again after an answer",
-    ),
+    ("asks_again", "people asking again after an answer"),
 ];
 
 /// The recommendation for one piece of evidence of dimension `d` (used by drift too).
@@ -362,10 +365,10 @@ pub(crate) fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
                 "Read the low-rated reviews behind this finding and fix the complaint they share first"
             }
         },
-        "ai_failure" | "ai_failure_history" | "left_after_ai_failure" => {
+        "ai_failure" | "ai_failure_history" | "left_after_ai_failure" | "mean_ai_failure" => {
             "Review the AI replies that apologise, refuse or say they cannot help; fill the gap or hand over to a person at the first failure instead of the second"
         }
-        "repetition" | "repetition_claim" | "asks_again_after_answer" => {
+        "repetition" | "repetition_claim" | "asks_again" => {
             "People repeat their request: have the AI acknowledge what was already asked and answer it directly instead of restarting"
         }
         "correction" => {
@@ -381,7 +384,7 @@ pub(crate) fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
         | "earlier_escalation_unmet" => {
             "Offer a handoff to a person (or a concrete channel) the first time someone asks for one"
         }
-        "comprehension_trouble" | "bare_question" | "question_after_long_answer" => {
+        "confusion" | "clarification_request" | "bare_question" | "question_after_long_answer" => {
             "Answers are not understood: shorten them, define terms, and check understanding before moving on"
         }
         "acceptance_after_hedge" | "delegation_after_error" | "skipped_check" => {
@@ -393,7 +396,7 @@ pub(crate) fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
         "delegation" | "dependency_trend" | "dependency_level" => {
             "Delegation is growing: offer explain-first or step-by-step modes and invite people to try the next step themselves"
         }
-        "giving_up" | "unresolved_ending" | "unanswered_last_question" | "dismissal" => {
+        "giving_up" | "last_giving_up" | "unresolved" | "unanswered_last_question" => {
             "Conversations end unresolved: follow up on open questions and confirm resolution before closing"
         }
         _ => {
@@ -429,7 +432,13 @@ pub fn top_signals(
 ) -> BTreeMap<&'static str, usize> {
     let mut m = BTreeMap::new();
     for c in conversations {
-        if let Some(e) = c.layer_z.get(d).evidence.first() {
+        if let Some(e) = c
+            .layer_z
+            .get(d)
+            .evidence
+            .iter()
+            .find(|e| e.signal != "baseline")
+        {
             *m.entry(e.signal).or_insert(0) += 1;
         }
     }

@@ -223,8 +223,9 @@ fn learned(
 ) -> DimensionScore {
     let i = s.event_index;
     let mut p = Parts::default();
-    let mut impulse = 0.0;
+    let (mut impulse, mut above_typical) = (0.0, 0.0);
     for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
+        above_typical += w * (v - table.centers[k]);
         let part = w * v;
         if part != 0.0 {
             impulse += part;
@@ -234,7 +235,8 @@ fn learned(
     }
     let carried = table.carry_weight * table.carry_rate * *level;
     p.add(carried_signal(d), i, carried, None);
-    *level = (impulse + carried).max(0.0);
+    // Only what this turn pushes above a typical turn carries on.
+    *level = (above_typical + carried).max(0.0);
     let logit = table.intercept + impulse + carried;
     let score = table.calibrated(logit);
     let baseline = table.baseline();

@@ -1,145 +1,879 @@
-//! `undertone eval`: how well the scores rank and how well they are calibrated, on
-//! labelled conversations (DBDC3 and the team's own labelled set), with a lexicon-only
-//! baseline computed on the same turns.
+//! `undertone eval`: how well the scores rank and how well they are calibrated on every
+//! held-out split (GoEmotions test, DBDC3 eval, the annotated test split) and on the
+//! team's labelled set, next to a VADER baseline of the same items; `--check` gates the
+//! rows whose labels the scorer was trained and calibrated on (docs/quality.md).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Value, json};
-use undertone_core::eval::metrics::{auroc, ece, spearman};
+use undertone_core::eval::diagram::{Diagram, reliability_svg};
+use undertone_core::eval::metrics::{auroc, ece, ece_soft, reliability, spearman};
 use undertone_core::features::affect::affect;
 use undertone_core::features::text::Text;
+use undertone_core::model::TABLES;
+use undertone_core::model::text::{Head, read_text};
+use undertone_core::score::context::ai_failures;
 use undertone_core::score::{Dimension, SessionIntelligence, score};
 use undertone_core::validate::{self, Options};
-use undertone_core::{Event, IngestRequest};
+use undertone_core::{Event, IngestRequest, assemble};
 
 use super::{INVALID, OK, emit, warn};
+
+/// How to read the table, printed under it.
+const FOOTNOTE: &str = "\
+AUROC: ranking of positives above negatives (0.5 = chance).
+Spearman: against the graded label where there is one (DBDC3: share of annotators saying
+  breakdown; frustration level 0-3; 5 - satisfaction), else the binary label.
+ECE: expected calibration error of the score read as a probability, 10 equal-width bins
+  (DBDC3 system turns: against the share of annotators saying breakdown).
+VADER: AUROC of VADER's compound valence of the same text (negativity; positivity for
+  gratitude): the system turn for system turns, the last user turn for conversations.
+?-rule: AUROC of \"the text holds a question mark\" (conversations: any user turn).
+GoEmotions groups: annoyance = anger|annoyance|disappointment|disapproval|disgust,
+  gratitude = gratitude|relief|admiration.
+gate: PASS/FAIL for rows whose labels the scorer was trained and calibrated on, - for
+  the others (docs/quality.md).";
+
+/// Number of equal-width bins of every ECE and reliability diagram.
+const BINS: usize = 10;
+/// A gated row passes only with an ECE at most this.
+const MAX_ECE: f64 = 0.05;
 
 /// Arguments of `undertone eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// DBDC3 JSON Lines (`dbdc3_en_revised.jsonl`); skipped when absent.
-    #[arg(long, default_value = "../shared/data/dbdc3_en/dbdc3_en_revised.jsonl")]
-    dbdc: PathBuf,
+    /// Folder of the shared data sets (`goemotions/test.jsonl`,
+    /// `dbdc3_en/dbdc3_en_revised.jsonl`); a data set that is absent is skipped.
+    #[arg(long, default_value = "../shared/data")]
+    data: PathBuf,
+    /// Folder of the team's DBDC3 annotations (`batch-*.jsonl`, docs/annotation.md).
+    #[arg(long, default_value = "annotations/dbdc3")]
+    annotations: PathBuf,
     /// Folder of the labelled development set (`*.jsonl`, one conversation per line).
     #[arg(long, default_value = "tests/labelled")]
     labelled: PathBuf,
-    /// Print the figures as JSON instead of a table.
+    /// Print the rows as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Exit with status 2 when a gated row fails (AUROC not above VADER's, or ECE
+    /// above 0.05) or a held-out data set is missing.
+    #[arg(long)]
+    check: bool,
+    /// Write one reliability diagram (SVG) per gated row into this folder.
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
 }
 
 /// One measured row: a score against a label on a set of turns or conversations.
 #[derive(Debug, Default)]
 struct Row {
-    dataset: String,
-    dimension: &'static str,
-    label: &'static str,
+    dataset: &'static str,
+    /// The dimension or model head scored.
+    dimension: String,
+    /// The label, in full.
+    label: String,
+    /// A shorter name of the label for the table, when the full one is long.
+    short_label: Option<&'static str>,
+    /// File name of the reliability diagram, without `.svg`.
+    slug: String,
     scores: Vec<f64>,
     labels: Vec<bool>,
     /// Graded label for Spearman (e.g. the share of annotators); else the binary label.
     graded: Vec<f64>,
-    /// Lexicon-only baseline score of the same items, when meaningful.
-    baseline: Vec<f64>,
+    /// What `graded` is, for the JSON output.
+    graded_name: &'static str,
+    /// Soft targets the ECE compares with (the share of annotators) instead of
+    /// `labels`, when not empty.
+    soft: Vec<f64>,
+    /// VADER negativity (or positivity) of the same items.
+    vader: Vec<f64>,
+    /// Confusion rows: 1 when the text holds a question mark, else 0.
+    question: Vec<f64>,
+    /// Trained and calibrated on this kind of label: held to the gate.
+    gated: bool,
+}
+
+impl Row {
+    fn new(dataset: &'static str, dimension: &str, label: &str, slug: &str) -> Row {
+        Row {
+            dataset,
+            dimension: dimension.to_owned(),
+            label: label.to_owned(),
+            slug: slug.to_owned(),
+            graded_name: "the binary label",
+            ..Row::default()
+        }
+    }
+
+    fn push(&mut self, score: f64, label: bool, graded: f64, vader: f64) {
+        self.scores.push(score);
+        self.labels.push(label);
+        self.graded.push(graded);
+        self.vader.push(vader);
+    }
+
+    fn positives(&self) -> usize {
+        self.labels.iter().filter(|&&l| l).count()
+    }
+
+    /// What the ECE and the reliability diagram compare the scores with.
+    fn targets(&self) -> Vec<f64> {
+        if self.soft.is_empty() {
+            self.labels
+                .iter()
+                .map(|&l| f64::from(u8::from(l)))
+                .collect()
+        } else {
+            self.soft.clone()
+        }
+    }
+
+    fn measure(&self) -> Measured {
+        let auroc_ = auroc(&self.scores, &self.labels);
+        let vader = if self.vader.is_empty() {
+            None
+        } else {
+            auroc(&self.vader, &self.labels)
+        };
+        let ece_ = if self.soft.is_empty() {
+            ece(&self.scores, &self.labels, BINS)
+        } else {
+            ece_soft(&self.scores, &self.soft, BINS)
+        };
+        let pass = self.gated.then(|| {
+            auroc_.zip(vader).is_some_and(|(a, v)| a > v) && ece_.is_some_and(|e| e <= MAX_ECE)
+        });
+        Measured {
+            auroc: auroc_,
+            spearman: spearman(&self.scores, &self.graded),
+            ece: ece_,
+            vader,
+            question: if self.question.is_empty() {
+                None
+            } else {
+                auroc(&self.question, &self.labels)
+            },
+            pass,
+        }
+    }
+}
+
+/// The figures of one row.
+#[derive(Debug, Clone, Copy)]
+struct Measured {
+    auroc: Option<f64>,
+    spearman: Option<f64>,
+    ece: Option<f64>,
+    vader: Option<f64>,
+    question: Option<f64>,
+    /// `None` when the row is not gated.
+    pass: Option<bool>,
 }
 
 /// Runs `undertone eval`; returns the exit status.
 pub fn run(args: &EvalArgs) -> u8 {
-    let mut rows = Vec::new();
-    match std::fs::read_to_string(&args.dbdc) {
-        Ok(text) => match dbdc(&text) {
-            Ok(mut r) => rows.append(&mut r),
-            Err(e) => {
-                warn(&format!("error: {}: {e}", args.dbdc.display()));
-                return INVALID;
-            }
-        },
-        Err(e) => warn(&format!(
-            "note: skipping DBDC3 ({}: {e})",
-            args.dbdc.display()
-        )),
-    }
-    match labelled(&args.labelled) {
-        Ok(mut r) => rows.append(&mut r),
+    match evaluate(args) {
+        Ok(status) => status,
         Err(e) => {
             warn(&format!("error: {e}"));
-            return INVALID;
+            INVALID
         }
     }
-    if rows.is_empty() {
-        warn("error: no labelled data found; pass --dbdc and/or --labelled");
-        return INVALID;
-    }
-    if args.json {
-        let out: Vec<Value> = rows.iter().map(row_json).collect();
-        return emit(&serde_json::to_string_pretty(&out).unwrap_or_default());
-    }
-    emit(&table(&rows));
-    OK
 }
 
-fn row_json(r: &Row) -> Value {
+fn evaluate(args: &EvalArgs) -> Result<u8, String> {
+    let mut rows = Vec::new();
+    // Held-out data sets that could not be measured (a failure under --check).
+    let mut missing: Vec<String> = Vec::new();
+
+    let goemotions = args.data.join("goemotions").join("test.jsonl");
+    match read_optional(&goemotions)? {
+        Some(text) => rows.extend(goemotions_rows(&text, &goemotions)?),
+        None => missing.push(format!("GoEmotions test ({})", goemotions.display())),
+    }
+
+    let dbdc = args.data.join("dbdc3_en").join("dbdc3_en_revised.jsonl");
+    match read_optional(&dbdc)? {
+        Some(text) => {
+            let annotations = annotations(&args.annotations)?;
+            if annotations.is_empty() {
+                missing.push(format!(
+                    "the annotated test split ({}/batch-*.jsonl)",
+                    args.annotations.display()
+                ));
+            }
+            rows.extend(dbdc_rows(&text, &dbdc, &annotations)?);
+        }
+        None => missing.push(format!(
+            "DBDC3 eval and the annotated test split ({})",
+            dbdc.display()
+        )),
+    }
+    for m in &missing {
+        warn(&format!("note: skipping {m}: not found"));
+    }
+
+    rows.extend(labelled(&args.labelled)?);
+    if rows.is_empty() {
+        return Err("no labelled data found; pass --data, --annotations and/or --labelled".into());
+    }
+    let measured: Vec<Measured> = rows.iter().map(Row::measure).collect();
+
+    if let Some(dir) = &args.svg_dir {
+        write_diagrams(dir, &rows, &measured)?;
+    }
+    let status = if args.json {
+        let out: Vec<Value> = rows
+            .iter()
+            .zip(&measured)
+            .map(|(r, m)| row_json(r, m))
+            .collect();
+        emit(&serde_json::to_string_pretty(&out).unwrap_or_default())
+    } else {
+        emit(&table(&rows, &measured))
+    };
+    if status != OK || !args.check {
+        return Ok(status);
+    }
+    let failures: Vec<String> = rows
+        .iter()
+        .zip(&measured)
+        .filter(|(_, m)| m.pass == Some(false))
+        .map(|(r, m)| failure(r, m))
+        .chain(
+            missing
+                .iter()
+                .map(|m| format!("{m}: not found, not checked")),
+        )
+        .collect();
+    if failures.is_empty() {
+        let gated = measured.iter().filter(|m| m.pass.is_some()).count();
+        warn(&format!("check passed: {gated} gated rows"));
+        return Ok(OK);
+    }
+    warn(&format!("check failed ({}):", failures.len()));
+    for f in &failures {
+        warn(&format!("  {f}"));
+    }
+    Ok(INVALID)
+}
+
+/// Why a gated row failed.
+fn failure(r: &Row, m: &Measured) -> String {
+    let f = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
+    let mut why = Vec::new();
+    if !m.auroc.zip(m.vader).is_some_and(|(a, v)| a > v) {
+        why.push(format!(
+            "AUROC {} not above VADER {}",
+            f(m.auroc),
+            f(m.vader)
+        ));
+    }
+    if !m.ece.is_some_and(|e| e <= MAX_ECE) {
+        why.push(format!("ECE {} above {MAX_ECE:.2}", f(m.ece)));
+    }
+    format!(
+        "FAIL {} / {} / {}: {}",
+        r.dataset,
+        r.dimension,
+        r.label,
+        why.join("; ")
+    )
+}
+
+/// The file's text, `None` when it does not exist.
+fn read_optional(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The non-empty lines of a JSON Lines file, parsed.
+fn json_lines<'a>(
+    text: &'a str,
+    path: &'a Path,
+) -> impl Iterator<Item = Result<Value, String>> + 'a {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(move |(n, line)| {
+            serde_json::from_str(line)
+                .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))
+        })
+}
+
+fn write_diagrams(dir: &Path, rows: &[Row], measured: &[Measured]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (r, m) in rows.iter().zip(measured) {
+        if !r.gated {
+            continue;
+        }
+        let Some(bins) = reliability(&r.scores, &r.targets(), BINS) else {
+            continue;
+        };
+        let title = format!("{} — {}", r.dataset, r.dimension);
+        let subtitle = format!("label: {} ({} positives)", r.label, r.positives());
+        let y_label = if !r.soft.is_empty() {
+            "mean share of annotators saying breakdown (p_X)"
+        } else {
+            "observed share of positives"
+        };
+        let svg = reliability_svg(&Diagram {
+            title: &title,
+            subtitle: &subtitle,
+            y_label,
+            bins: &bins,
+            ece: m.ece,
+        });
+        let path = dir.join(format!("{}.svg", r.slug));
+        std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn row_json(r: &Row, m: &Measured) -> Value {
     json!({
         "dataset": r.dataset, "dimension": r.dimension, "label": r.label,
-        "n": r.scores.len(), "positives": r.labels.iter().filter(|&&l| l).count(),
-        "auroc": auroc(&r.scores, &r.labels), "spearman": spearman(&r.scores, &r.graded),
-        "ece": ece(&r.scores, &r.labels, 10),
-        "baseline_auroc": if r.baseline.is_empty() { None } else { auroc(&r.baseline, &r.labels) },
+        "n": r.scores.len(), "positives": r.positives(),
+        "auroc": m.auroc, "spearman": m.spearman, "spearman_against": r.graded_name,
+        "ece": m.ece,
+        "ece_against": if !r.soft.is_empty() { "share of annotators (p_X)" } else { "the binary label" },
+        "vader_auroc": m.vader, "question_mark_auroc": m.question,
+        "gated": r.gated, "pass": m.pass,
+        "diagram": if r.gated { Some(format!("{}.svg", r.slug)) } else { None },
     })
 }
 
-fn table(rows: &[Row]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<26} {:<24} {:<16} {:>5} {:>5} {:>6} {:>8} {:>6} {:>9}",
-        "dataset", "dimension", "label", "n", "pos", "AUROC", "Spearman", "ECE", "lexicon"
-    );
+fn table(rows: &[Row], measured: &[Measured]) -> String {
     let f = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
-    for r in rows {
-        let base = if r.baseline.is_empty() {
-            None
-        } else {
-            auroc(&r.baseline, &r.labels)
+    let label = |r: &Row| r.short_label.unwrap_or(&r.label).to_owned();
+    let wd = rows
+        .iter()
+        .map(|r| r.dimension.len())
+        .chain([9])
+        .max()
+        .unwrap_or(9);
+    let wl = rows
+        .iter()
+        .map(|r| label(r).len())
+        .chain([5])
+        .max()
+        .unwrap_or(5);
+    let mut out = String::new();
+    let mut dataset = "";
+    for (r, m) in rows.iter().zip(measured) {
+        if r.dataset != dataset {
+            if !dataset.is_empty() {
+                out.push('\n');
+            }
+            dataset = r.dataset;
+            let _ = writeln!(out, "{dataset}");
+            let _ = writeln!(
+                out,
+                "  {:<wd$} {:<wl$} {:>5} {:>4} {:>6} {:>8} {:>6} {:>6} {:>6}  gate",
+                "dimension", "label", "n", "pos", "AUROC", "Spearman", "ECE", "VADER", "?-rule",
+            );
+        }
+        let gate = match m.pass {
+            Some(true) => "PASS",
+            Some(false) => "FAIL",
+            None => "-",
         };
         let _ = writeln!(
             out,
-            "{:<26} {:<24} {:<16} {:>5} {:>5} {:>6} {:>8} {:>6} {:>9}",
-            r.dataset,
+            "  {:<wd$} {:<wl$} {:>5} {:>4} {:>6} {:>8} {:>6} {:>6} {:>6}  {gate}",
             r.dimension,
-            r.label,
+            label(r),
             r.scores.len(),
-            r.labels.iter().filter(|&&l| l).count(),
-            f(auroc(&r.scores, &r.labels)),
-            f(spearman(&r.scores, &r.graded)),
-            f(ece(&r.scores, &r.labels, 10)),
-            f(base),
+            r.positives(),
+            f(m.auroc),
+            f(m.spearman),
+            m.ece.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}")),
+            f(m.vader),
+            f(m.question),
         );
     }
-    let _ = write!(
+    let gated: Vec<&Measured> = measured.iter().filter(|m| m.pass.is_some()).collect();
+    let passed = gated.iter().filter(|m| m.pass == Some(true)).count();
+    let _ = writeln!(
         out,
-        "\nAUROC: ranking of positives above negatives (0.5 = chance). Spearman: against the graded \
-         label where there is one (DBDC3: share of annotators saying breakdown). ECE: expected \
-         calibration error of the score read as a probability, 10 bins. lexicon: AUROC of the \
-         lexicon-only negative affect of the same human text (VADER valences, no context)."
+        "\ngate: {passed} of {} gated rows pass (AUROC above VADER's, ECE <= {MAX_ECE:.2}).\n",
+        gated.len()
     );
+    out.push_str(FOOTNOTE);
     out
 }
 
-/// Lexicon-only baseline: negative affect of the text alone, in [0, 1].
-fn lexicon_negativity(content: &str) -> f64 {
+// ---- VADER baselines ------------------------------------------------------------------
+
+/// VADER negativity of the text alone, in [0, 1].
+fn vader_negativity(content: &str) -> f64 {
     (-affect(&Text::new(content)).compound).max(0.0)
 }
 
-fn event(actor: &str, content: &str, t: i64, role: &str, conversation_id: &str) -> Value {
-    let ts = chrono::DateTime::from_timestamp(1_700_000_000 + t, 0)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    json!({"actor_id": actor, "content": content, "timestamp": ts,
-           "conversation_id": conversation_id, "metadata": {"role": role}})
+/// VADER positivity of the text alone, in [0, 1].
+fn vader_positivity(content: &str) -> f64 {
+    affect(&Text::new(content)).compound.max(0.0)
 }
+
+/// The question-mark rule: 1 when the text holds a `?`.
+fn question_mark(content: &str) -> f64 {
+    f64::from(u8::from(content.contains('?')))
+}
+
+// ---- GoEmotions test -------------------------------------------------------------------
+
+/// The text model's heads on the GoEmotions test split (never trained on).
+fn goemotions_rows(text: &str, path: &Path) -> Result<Vec<Row>, String> {
+    let heads: [(Head, &[&str], Option<&'static str>, bool); 3] = [
+        (
+            Head::Annoyance,
+            &[
+                "anger",
+                "annoyance",
+                "disappointment",
+                "disapproval",
+                "disgust",
+            ],
+            Some("annoyance group"),
+            false,
+        ),
+        (Head::Confusion, &["confusion"], None, false),
+        (
+            Head::Gratitude,
+            &["gratitude", "relief", "admiration"],
+            Some("gratitude group"),
+            true,
+        ),
+    ];
+    let mut rows: Vec<Row> = heads
+        .iter()
+        .map(|(head, names, short, _)| {
+            let mut r = Row::new(
+                "goemotions test (text model)",
+                &format!("text:{}", head.as_str()),
+                &names.join("|"),
+                &format!("goemotions-test-{}", head.as_str().replace('_', "-")),
+            );
+            r.short_label = *short;
+            r.gated = true;
+            r
+        })
+        .collect();
+    for item in json_lines(text, path) {
+        let item = item?;
+        let content = item["text"].as_str().unwrap_or("");
+        let names: BTreeSet<&str> = item["labels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let reading = read_text(content);
+        let (negative, positive) = (vader_negativity(content), vader_positivity(content));
+        for (row, (head, group, _, positive_valence)) in rows.iter_mut().zip(&heads) {
+            let label = group.iter().any(|g| names.contains(g));
+            let vader = if *positive_valence {
+                positive
+            } else {
+                negative
+            };
+            row.push(reading.get(*head), label, f64::from(u8::from(label)), vader);
+            if *head == Head::Confusion {
+                row.question.push(question_mark(content));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+// ---- DBDC3 eval and the annotated test split -------------------------------------------
+
+/// One annotated dialogue: its outcome and per user turn index the labels.
+struct Annotation {
+    outcome: String,
+    turns: BTreeMap<u64, Value>,
+}
+
+/// The primary annotation batches (`batch-*.jsonl`; double labels are not read).
+fn annotations(dir: &Path) -> Result<BTreeMap<String, Annotation>, String> {
+    let mut out = BTreeMap::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("batch-") && n.ends_with(".jsonl"))
+        })
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        for d in json_lines(&text, &path) {
+            let d = d?;
+            let id = d["dialog_id"].as_str().unwrap_or("").to_owned();
+            let turns = d["turns"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| Some((t["turn_index"].as_u64()?, t.clone())))
+                .collect();
+            let outcome = d["outcome"].as_str().unwrap_or("").to_owned();
+            out.insert(id, Annotation { outcome, turns });
+        }
+    }
+    Ok(out)
+}
+
+/// One DBDC3 dialogue as the scorer's training reads it (core/examples/train_features.rs):
+/// the validated request and, per event, the dialogue's turn index, role and text.
+struct Dialog<'a> {
+    request: IngestRequest,
+    /// Per event: (turn index, system turn, the DBDC3 turn).
+    turns: Vec<(u64, bool, &'a Value)>,
+}
+
+fn dialog<'a>(d: &'a Value, id: &str) -> Result<Dialog<'a>, String> {
+    let mut events = Vec::new();
+    let mut turns = Vec::new();
+    for (k, t) in d["turns"].as_array().into_iter().flatten().enumerate() {
+        let content = t["text"].as_str().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let system = t["role"] == "system";
+        let (role, actor) = if system {
+            ("assistant", "bot")
+        } else {
+            ("user", "user")
+        };
+        let ts = chrono::DateTime::from_timestamp(1_700_000_000 + 10 * k as i64, 0)
+            .unwrap_or_default()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        events.push(
+            json!({"actor_id": actor, "content": content, "timestamp": ts,
+                           "conversation_id": id, "metadata": {"role": role}}),
+        );
+        turns.push((t["turn_index"].as_u64().unwrap_or(k as u64), system, t));
+    }
+    let request = validated("bot", events).map_err(|e| format!("{id}: {e}"))?;
+    Ok(Dialog { request, turns })
+}
+
+/// Whether the conversation-scope table of `d` says its value is a calibrated probability.
+fn conversation_calibrated(d: Dimension) -> bool {
+    TABLES.entries().iter().any(|e| {
+        e.dimension == d.as_str()
+            && e.scope == "conversation"
+            && e.name == "calibrated"
+            && e.value == 1.0
+    })
+}
+
+/// A per-turn label of the annotation rubric.
+fn annotated(t: &Value, key: &str) -> f64 {
+    t[key].as_f64().unwrap_or(0.0)
+}
+
+/// Rows of the DBDC3 eval dialogues (the AI-failure model on system turns, the indirect
+/// frustration proxy) and of the annotated test split (annotated dialogues among them).
+fn dbdc_rows(
+    text: &str,
+    path: &Path,
+    annotations: &BTreeMap<String, Annotation>,
+) -> Result<Vec<Row>, String> {
+    const SYSTEM: &str = "dbdc3 eval (system turns)";
+    const AFTER: &str = "dbdc3 eval (user after system)";
+    const TURN: &str = "annotated test (per turn)";
+    const CONVERSATION: &str = "annotated test (per conversation)";
+    let mut x_rest = Row::new(
+        SYSTEM,
+        "ai_failure",
+        "breakdown X vs O/T",
+        "dbdc3-eval-ai-failure-x-vs-rest",
+    );
+    x_rest.gated = true;
+    let mut x_o = Row::new(
+        SYSTEM,
+        "ai_failure",
+        "breakdown X vs O",
+        "dbdc3-eval-ai-failure-x-vs-o",
+    );
+    for r in [&mut x_rest, &mut x_o] {
+        r.graded_name = "share of annotators saying breakdown (p_X)";
+    }
+    let mut after = Row::new(
+        AFTER,
+        Dimension::FrustrationBuildup.as_str(),
+        "breakdown X vs O",
+        "dbdc3-eval-user-after-system-frustration-buildup",
+    );
+    after.graded_name = "share of annotators saying breakdown (p_X)";
+
+    // Per user turn: (dimension, label, gated, its value from the turn's labels, graded).
+    type TurnLabel = fn(&Value) -> (bool, f64);
+    let turn_measures: [(Dimension, &str, bool, TurnLabel, &'static str); 6] = [
+        (
+            Dimension::FrustrationBuildup,
+            "frustration >= 1 or satisfaction <= 2",
+            true,
+            |t| {
+                let l = annotated(t, "frustration") >= 1.0 || annotated(t, "satisfaction") <= 2.0;
+                (l, f64::from(u8::from(l)))
+            },
+            "the binary label",
+        ),
+        (
+            Dimension::FrustrationBuildup,
+            "frustration >= 1",
+            false,
+            |t| {
+                let f = annotated(t, "frustration");
+                (f >= 1.0, f)
+            },
+            "frustration level 0-3",
+        ),
+        (
+            Dimension::FrustrationBuildup,
+            "satisfaction <= 2",
+            false,
+            |t| {
+                let s = annotated(t, "satisfaction");
+                (s <= 2.0, 5.0 - s)
+            },
+            "5 - satisfaction",
+        ),
+        (
+            Dimension::ComprehensionGap,
+            "confusion",
+            true,
+            |t| {
+                let l = annotated(t, "confusion") > 0.0;
+                (l, f64::from(u8::from(l)))
+            },
+            "the binary label",
+        ),
+        (
+            Dimension::SilentAbandonmentRisk,
+            "giving_up",
+            true,
+            |t| {
+                let l = annotated(t, "giving_up") > 0.0;
+                (l, f64::from(u8::from(l)))
+            },
+            "the binary label",
+        ),
+        (
+            Dimension::EscalationFriction,
+            "escalation_request",
+            false,
+            |t| {
+                let l = annotated(t, "escalation_request") > 0.0;
+                (l, f64::from(u8::from(l)))
+            },
+            "the binary label",
+        ),
+    ];
+    let mut turn_rows: Vec<Row> = turn_measures
+        .iter()
+        .map(|(d, label, gated, _, graded)| {
+            let mut slug = format!("annotated-test-turn-{}", d.as_str().replace('_', "-"));
+            if !gated {
+                slug = format!("{slug}-{}", slugify(label));
+            }
+            let mut r = Row::new(TURN, d.as_str(), label, &slug);
+            r.gated = *gated;
+            r.graded_name = graded;
+            r
+        })
+        .collect();
+    // Per conversation: (dimension, label, gated when calibrated).
+    let conversation_measures: [(Dimension, &str, bool); 3] = [
+        (
+            Dimension::ComprehensionGap,
+            "any turn labelled confusion",
+            true,
+        ),
+        (
+            Dimension::SilentAbandonmentRisk,
+            "outcome == abandoned",
+            true,
+        ),
+        (Dimension::FrustrationBuildup, "outcome != satisfied", false),
+    ];
+    let mut conversation_rows: Vec<Row> = conversation_measures
+        .iter()
+        .map(|(d, label, gated)| {
+            let mut r = Row::new(
+                CONVERSATION,
+                d.as_str(),
+                label,
+                &format!(
+                    "annotated-test-conversation-{}",
+                    d.as_str().replace('_', "-")
+                ),
+            );
+            r.gated = *gated && conversation_calibrated(*d);
+            r
+        })
+        .collect();
+
+    let mut unmatched = 0usize;
+    for d in json_lines(text, path) {
+        let d = d?;
+        if !d["source"].as_str().unwrap_or("").contains("-eval-") {
+            continue;
+        }
+        let id = d["dialog_id"].as_str().unwrap_or("dialog").to_owned();
+        let Dialog { request, turns } = dialog(&d, &id)?;
+
+        // The AI-failure model on every labelled system turn.
+        let assembly = assemble(&request.events, Some(&request.deployment_id));
+        let failures: BTreeMap<usize, f64> = assembly
+            .conversations
+            .iter()
+            .flat_map(ai_failures)
+            .collect();
+        for (e, (_, system, t)) in turns.iter().enumerate() {
+            let (Some(p), true, Some(majority), Some(p_x)) = (
+                failures.get(&e),
+                *system,
+                t["breakdown_majority"].as_str(),
+                t["p_X"].as_f64(),
+            ) else {
+                continue;
+            };
+            let vader = vader_negativity(t["text"].as_str().unwrap_or(""));
+            let x = majority == "X";
+            x_rest.push(*p, x, p_x, vader);
+            x_rest.soft.push(p_x);
+            if majority != "T" {
+                x_o.push(*p, x, p_x, vader);
+                x_o.soft.push(p_x);
+            }
+        }
+
+        // The scorer on the whole dialogue.
+        let result = score(&request);
+        let by_event = turn_scores(&result);
+        let mut last_system: Option<&Value> = None;
+        for (e, (_, system, t)) in turns.iter().enumerate() {
+            if *system {
+                last_system = Some(t);
+                continue;
+            }
+            if let Some(s) = last_system.take()
+                && let Some(z) = by_event.get(&e)
+                && let (Some(majority), Some(p_x)) =
+                    (s["breakdown_majority"].as_str(), s["p_X"].as_f64())
+                && majority != "T"
+            {
+                let content = t["text"].as_str().unwrap_or("");
+                after.push(
+                    z.get(Dimension::FrustrationBuildup).risk,
+                    majority == "X",
+                    p_x,
+                    vader_negativity(content),
+                );
+            }
+        }
+        let Some(annotation) = annotations.get(&id) else {
+            continue;
+        };
+        let mut user_text: Vec<&str> = Vec::new();
+        for (e, (turn_index, system, t)) in turns.iter().enumerate() {
+            if *system {
+                continue;
+            }
+            let content = t["text"].as_str().unwrap_or("");
+            user_text.push(content);
+            let Some(labels) = annotation.turns.get(turn_index) else {
+                continue;
+            };
+            let Some(z) = by_event.get(&e) else {
+                unmatched += 1;
+                continue;
+            };
+            for (row, (d, _, _, label_of, _)) in turn_rows.iter_mut().zip(&turn_measures) {
+                let (label, graded) = label_of(labels);
+                row.push(z.get(*d).score, label, graded, vader_negativity(content));
+                if *d == Dimension::ComprehensionGap {
+                    row.question.push(question_mark(content));
+                }
+            }
+        }
+        unmatched += annotation
+            .turns
+            .keys()
+            .filter(|k| !turns.iter().any(|(i, s, _)| i == *k && !s))
+            .count();
+        let Some(conversation) = result.intelligence.conversations.first() else {
+            continue;
+        };
+        let last = user_text.last().copied().unwrap_or("");
+        let any_confusion = annotation
+            .turns
+            .values()
+            .any(|t| annotated(t, "confusion") > 0.0);
+        for (row, (d, _, _)) in conversation_rows.iter_mut().zip(&conversation_measures) {
+            let label = match d {
+                Dimension::ComprehensionGap => any_confusion,
+                Dimension::SilentAbandonmentRisk => annotation.outcome == "abandoned",
+                _ => annotation.outcome != "satisfied",
+            };
+            row.push(
+                conversation.layer_z.get(*d).score,
+                label,
+                f64::from(u8::from(label)),
+                vader_negativity(last),
+            );
+            if *d == Dimension::ComprehensionGap {
+                row.question.push(question_mark(&user_text.concat()));
+            }
+        }
+    }
+    if unmatched > 0 {
+        warn(&format!(
+            "note: {unmatched} annotated turns match no scored user turn and are left out"
+        ));
+    }
+    let mut rows = vec![x_rest, x_o, after];
+    // A label nobody gave in this split (e.g. escalation requests) has no ranking to
+    // measure; a gated row is kept anyway, and fails.
+    rows.extend(
+        turn_rows
+            .into_iter()
+            .filter(|r| r.gated || r.positives() >= 1),
+    );
+    rows.extend(conversation_rows);
+    Ok(rows.into_iter().filter(|r| !r.scores.is_empty()).collect())
+}
+
+/// `frustration >= 1` → `frustration-1`: a file-name form of a label.
+fn slugify(label: &str) -> String {
+    let mut out = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+// ---- the labelled development set ------------------------------------------------------
 
 fn validated(deployment_id: &str, events: Vec<Value>) -> Result<IngestRequest, String> {
     let body = json!({"deployment_id": deployment_id, "events": events});
@@ -159,100 +893,6 @@ fn turn_scores(result: &SessionIntelligence) -> BTreeMap<usize, &undertone_core:
         .collect()
 }
 
-/// One DBDC3 split: the events to score, and per labelled user turn its event index,
-/// the share of annotators saying breakdown, the X/O label (None for T) and the text.
-type Split = (Vec<Value>, Vec<(usize, f64, Option<bool>, String)>);
-
-/// DBDC3: the user turn right after each annotated system turn; positive when the
-/// majority said breakdown (X), negative when it said none (O); T (possible breakdown)
-/// turns are left out. Spearman is against the share of annotators saying X.
-fn dbdc(text: &str) -> Result<Vec<Row>, String> {
-    // Split as the data set does: dev (used while designing the scorer) and eval (not).
-    let mut splits: BTreeMap<&str, Split> = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let d: Value = serde_json::from_str(line).map_err(|e| format!("line {}: {e}", n + 1))?;
-        let source = d["source"].as_str().unwrap_or("");
-        let split = if source.contains("-eval-") {
-            "eval"
-        } else {
-            "dev"
-        };
-        let id = d["dialog_id"].as_str().unwrap_or("dialog").to_owned();
-        let entry = splits.entry(split).or_default();
-        let mut last_system: Option<&Value> = None;
-        let turns = d["turns"]
-            .as_array()
-            .ok_or(format!("line {}: no turns", n + 1))?;
-        for (k, t) in turns.iter().enumerate() {
-            let content = t["text"].as_str().unwrap_or("").trim();
-            let role = t["role"].as_str().unwrap_or("");
-            if content.is_empty() {
-                continue;
-            }
-            let index = entry.0.len();
-            if role == "system" {
-                entry
-                    .0
-                    .push(event("dbdc-bot", content, 10 * k as i64, "assistant", &id));
-                last_system = Some(t);
-            } else {
-                entry.0.push(event(
-                    &format!("{id}-user"),
-                    content,
-                    10 * k as i64,
-                    "user",
-                    &id,
-                ));
-                if let Some(s) = last_system.take()
-                    && let (Some(maj), Some(p_x)) =
-                        (s["breakdown_majority"].as_str(), s["p_X"].as_f64())
-                {
-                    let label = match maj {
-                        "X" => Some(true),
-                        "O" => Some(false),
-                        _ => None,
-                    };
-                    entry.1.push((index, p_x, label, content.to_owned()));
-                }
-            }
-        }
-    }
-    let mut rows = Vec::new();
-    for (split, (events, items)) in splits {
-        let request = validated("dbdc3", events)?;
-        let result = score(&request);
-        let by_event = turn_scores(&result);
-        for d in [
-            Dimension::FrustrationBuildup,
-            Dimension::SilentAbandonmentRisk,
-        ] {
-            let mut row = Row {
-                dataset: format!("dbdc3 {split} (user after system)"),
-                dimension: d.as_str(),
-                label: "breakdown X vs O",
-                ..Row::default()
-            };
-            for (index, p_x, label, content) in &items {
-                let Some(z) = by_event.get(index) else {
-                    continue;
-                };
-                let s = z.get(d).risk;
-                if let Some(l) = label {
-                    row.scores.push(s);
-                    row.labels.push(*l);
-                    row.graded.push(*p_x);
-                    row.baseline.push(lexicon_negativity(content));
-                }
-            }
-            rows.push(row);
-        }
-    }
-    Ok(rows)
-}
-
 /// The team's labelled set: per human turn and per conversation.
 fn labelled(dir: &Path) -> Result<Vec<Row>, String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -261,6 +901,7 @@ fn labelled(dir: &Path) -> Result<Vec<Row>, String> {
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     files.sort();
+    const TURN: &str = "labelled (per turn)";
     // (dimension, label key, label name): per-turn measures.
     let turn_measures: [(Dimension, &str, &'static str); 6] = [
         (Dimension::FrustrationBuildup, "frustrated", "frustrated"),
@@ -276,19 +917,22 @@ fn labelled(dir: &Path) -> Result<Vec<Row>, String> {
     ];
     let mut turn_rows: Vec<Row> = turn_measures
         .iter()
-        .map(|(d, _, name)| Row {
-            dataset: "labelled (per turn)".to_owned(),
-            dimension: d.as_str(),
-            label: name,
-            ..Row::default()
+        .map(|(d, _, name)| {
+            Row::new(
+                TURN,
+                d.as_str(),
+                name,
+                &format!("labelled-turn-{}", slugify(name)),
+            )
         })
         .collect();
-    let mut abandon = Row {
-        dataset: "labelled (per conversation)".to_owned(),
-        dimension: Dimension::SilentAbandonmentRisk.as_str(),
-        label: "abandoned",
-        ..Row::default()
-    };
+    let mut abandon = Row::new(
+        "labelled (per conversation)",
+        Dimension::SilentAbandonmentRisk.as_str(),
+        "abandoned",
+        "labelled-conversation-abandoned",
+    );
+    abandon.graded_name = "the abandoned label";
     for path in files {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -326,27 +970,32 @@ fn labelled(dir: &Path) -> Result<Vec<Row>, String> {
                         Value::Bool(b) => *b,
                         _ => continue,
                     };
-                    row.scores.push(z.get(*d).risk);
-                    row.labels.push(label);
-                    row.graded.push(f64::from(u8::from(label)));
-                    row.baseline.push(lexicon_negativity(content));
+                    row.push(
+                        z.get(*d).risk,
+                        label,
+                        f64::from(u8::from(label)),
+                        vader_negativity(content),
+                    );
+                    if *d == Dimension::ComprehensionGap {
+                        row.question.push(question_mark(content));
+                    }
                 }
             }
             if let Some(a) = c["conversation_labels"]["abandoned"].as_f64()
                 && let Some(conv) = result.intelligence.conversations.first()
             {
-                abandon
-                    .scores
-                    .push(conv.layer_z.silent_abandonment_risk.score);
-                abandon.labels.push(a > 0.0);
-                abandon.graded.push(a);
                 let last_human = conv.turns.last().map(|t| t.event_index).unwrap_or(0);
                 let content = request
                     .events
                     .get(last_human)
                     .map(|e| e.content.as_str())
                     .unwrap_or("");
-                abandon.baseline.push(lexicon_negativity(content));
+                abandon.push(
+                    conv.layer_z.silent_abandonment_risk.score,
+                    a > 0.0,
+                    a,
+                    vader_negativity(content),
+                );
             }
         }
     }
