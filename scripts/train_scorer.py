@@ -839,6 +839,51 @@ def write_metrics(name, metrics, check):
     return emit(METRICS / f"{name}.json", content, check)
 
 
+def kappa(a, b, weights=None):
+    """Cohen's kappa of two raters' labels; weights="quadratic" for ordinal labels."""
+    cats = sorted(set(a) | set(b))
+    k = len(cats)
+    if k < 2:
+        return None  # both raters gave one value throughout: kappa is undefined
+    idx = {c: i for i, c in enumerate(cats)}
+    obs = np.zeros((k, k))
+    for x, y in zip(a, b):
+        obs[idx[x], idx[y]] += 1
+    obs /= obs.sum()
+    exp = np.outer(obs.sum(axis=1), obs.sum(axis=0))
+    if weights == "quadratic":
+        w = np.array([[(i - j) ** 2 for j in range(k)] for i in range(k)], float)
+    else:
+        w = 1.0 - np.eye(k)
+    den = (w * exp).sum()
+    return None if den == 0 else float(1.0 - (w * obs).sum() / den)
+
+
+def agreement():
+    """Agreement of the second annotator (double-B1) with the primary labels."""
+    primary = annotations()
+    turns, outcomes = [], []
+    for r in read_jsonl(ANNOTATIONS / "double-B1.jsonl"):
+        p = primary[r["dialog_id"]]
+        outcomes.append((p["outcome"], r["outcome"]))
+        for t in r["turns"]:
+            turns.append((p["turns"][t["turn_index"]], t))
+    out = {"dialogues": len(outcomes), "turns": len(turns)}
+    for name, how in [("frustration", "quadratic"), ("satisfaction", "quadratic"), ("confusion", None),
+                      ("giving_up", None), ("escalation_request", None)]:
+        a = [p[name] for p, _ in turns]
+        b = [q[name] for _, q in turns]
+        out[name] = {"kappa": r4(kappa(a, b, how)), "weights": how or "none",
+                     "raw_agreement": r4(float(np.mean([x == y for x, y in zip(a, b)])))}
+    a = [int(p["frustration"] >= 1 or p["satisfaction"] <= 2) for p, _ in turns]
+    b = [int(q["frustration"] >= 1 or q["satisfaction"] <= 2) for _, q in turns]
+    out["frustration_or_dissatisfaction"] = {"kappa": r4(kappa(a, b)), "weights": "none",
+                                             "raw_agreement": r4(float(np.mean([x == y for x, y in zip(a, b)])))}
+    out["outcome"] = {"kappa": r4(kappa([x for x, _ in outcomes], [y for _, y in outcomes])), "weights": "none",
+                      "raw_agreement": r4(float(np.mean([x == y for x, y in outcomes])))}
+    return out
+
+
 def stage_manifest(dumper, check):
     metrics = {}
     for name in ("text", "ai_failure", "turns", "conversations"):
@@ -868,20 +913,52 @@ def stage_manifest(dumper, check):
         "text_heads": {h: {"goemotions": sorted(GOEMOTIONS_HEADS.get(h, [])), "intents": sorted(INTENT_HEADS.get(h, []))}
                        for h in HEADS},
         "metrics": metrics,
+        "annotation_agreement": agreement(),
     }
     return emit(MODELS / "manifest.json", json.dumps(manifest, indent=1, sort_keys=True) + "\n", check)
 
 
+DOCS = ROOT / "docs" / "scoring.md"
+DOCS_BEGIN = "<!-- tables: written by scripts/train-scorer from core/models/dimensions.tsv; do not edit -->"
+DOCS_END = "<!-- end of tables -->"
+
+
+def stage_docs(dumper, check):
+    """The parameter tables of docs/scoring.md, from core/models/dimensions.tsv."""
+    rows = defaultdict(list)
+    for line in (MODELS / "dimensions.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            d, sc, n, v, src, why = line.split("\t")
+            rows[(d, sc)].append((n, v, src, why))
+    out = [DOCS_BEGIN, ""]
+    for (d, sc) in sorted(rows):
+        out.append(f"#### `{d}` · {sc}")
+        out.append("")
+        out.append("| parameter | value | source | why |")
+        out.append("|---|---:|---|---|")
+        for n, v, src, why in rows[(d, sc)]:
+            out.append(f"| `{n}` | {v} | {src} | {why.replace('|', '/')} |")
+        out.append("")
+    out.append(DOCS_END)
+    block = "\n".join(out)
+    text = DOCS.read_text()
+    if DOCS_BEGIN not in text or DOCS_END not in text:
+        die(f"{DOCS} lacks the markers of the generated tables")
+    a = text.index(DOCS_BEGIN)
+    b = text.index(DOCS_END) + len(DOCS_END)
+    return emit(DOCS, text[:a] + block + text[b:], check)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("stage", choices=["text", "ai", "turns", "conversations", "manifest"])
+    ap.add_argument("stage", choices=["text", "ai", "turns", "conversations", "manifest", "docs"])
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--dumper", required=True)
     a = ap.parse_args()
     if not DATA.exists():
         die(f"{DATA} not found (the shared data folder sits beside the repository)")
     stages = {"text": stage_text, "ai": stage_ai, "turns": stage_turns, "conversations": stage_conversations,
-              "manifest": stage_manifest}
+              "manifest": stage_manifest, "docs": stage_docs}
     ok = stages[a.stage](a.dumper, a.check)
     sys.exit(0 if ok else 1)
 
