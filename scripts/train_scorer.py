@@ -646,7 +646,7 @@ def stage_turns(dumper, check):
         entries.append((dim, "turn", "platt_b", f["platt_b"], "fitted", "Platt scaling on the calibration split"))
         metrics["dimensions"][dim] = {"label": label, "positives_train": int(y[tr].sum()),
                                       "carry_rate": f["rho"], "fitted_inputs": fitted}
-    content = render_tables(entries, keep="conversation")
+    content = render_tables(entries, keep=("conversation",))
     ok = emit(MODELS / "dimensions.tsv", content, check)
     write_metrics("turns", metrics, check)
     return ok
@@ -655,8 +655,8 @@ def stage_turns(dumper, check):
 LEARNED = [d for d, _, _ in TURN_DIMENSIONS]
 
 
-def kept_lines(scope):
-    """The committed fitted lines of the learned dimensions' `scope` sections."""
+def kept_lines(scopes):
+    """The committed lines of the learned dimensions' sections of the given scopes."""
     path = MODELS / "dimensions.tsv"
     if not path.exists():
         return []
@@ -665,7 +665,7 @@ def kept_lines(scope):
         if not line or line.startswith("#"):
             continue
         cols = line.split("\t")
-        if cols[0] in LEARNED and cols[1] == scope:
+        if cols[0] in LEARNED and cols[1] in scopes:
             out.append(line)
     return out
 
@@ -827,7 +827,7 @@ def stage_conversations(dumper, check):
                                       "dialogues_fit": int(use.sum()), "fitted_inputs": fitted,
                                       "regularisation_C": c, "out_of_fold_auroc": r4(oof_auroc),
                                       "fitted": True}
-    content = render_tables(entries, keep="turn")
+    content = render_tables(entries, keep=("turn",))
     ok = emit(MODELS / "dimensions.tsv", content, check)
     write_metrics("conversations", metrics, check)
     return ok
@@ -882,6 +882,13 @@ def agreement():
     out["outcome"] = {"kappa": r4(kappa([x for x, _ in outcomes], [y for _, y in outcomes])), "weights": "none",
                       "raw_agreement": r4(float(np.mean([x == y for x, y in outcomes])))}
     return out
+
+
+def stage_priors(dumper, check):
+    """dimensions.tsv with the fitted sections as committed and every set parameter
+    from scripts/scorer_priors.tsv: run first, so the scorer the later stages compile
+    has every parameter its code reads."""
+    return emit(MODELS / "dimensions.tsv", render_tables([], keep=("turn", "conversation")), check)
 
 
 def stage_manifest(dumper, check):
@@ -951,13 +958,13 @@ def stage_docs(dumper, check):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("stage", choices=["text", "ai", "turns", "conversations", "manifest", "docs"])
+    ap.add_argument("stage", choices=["priors", "text", "ai", "turns", "conversations", "manifest", "docs"])
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--dumper", required=True)
     a = ap.parse_args()
     if not DATA.exists():
         die(f"{DATA} not found (the shared data folder sits beside the repository)")
-    stages = {"text": stage_text, "ai": stage_ai, "turns": stage_turns, "conversations": stage_conversations,
+    stages = {"priors": stage_priors, "text": stage_text, "ai": stage_ai, "turns": stage_turns, "conversations": stage_conversations,
               "manifest": stage_manifest, "docs": stage_docs}
     ok = stages[a.stage](a.dumper, a.check)
     sys.exit(0 if ok else 1)

@@ -10,11 +10,11 @@
 //! is exact and order-independent, and every float is computed in
 //! [`ArchetypeDetector::finish`]:
 //!
-//! - a term's effective count is `human + 0.6 · ai` (the AI side echoes the domain but
+//! - a term's effective count is `human + ai_share · ai` (the AI side echoes the domain but
 //!   says less about what people come for); its contribution to each archetype it is
 //!   listed under is `weight · √(effective count)`, so a broad vocabulary outweighs one
 //!   word repeated;
-//! - a recognised hint contributes `10 · √(times given)` to the archetype it names;
+//! - a recognised hint contributes `hint_weight · √(times given)` to the archetype it names;
 //! - an archetype's score is the sum of its contributions.
 //!
 //! # Decision
@@ -22,11 +22,11 @@
 //! With `top` and `second` the two highest scores (ties broken by [`Archetype::ALL`]
 //! order) and `margin = (top − second) / top`:
 //!
-//! - [`Archetype::Custom`] wins as a fallback when `top < 3` (too little evidence) or
-//!   `margin < 0.1` (the top two are nearly tied);
+//! - [`Archetype::Custom`] wins as a fallback when `top < min_evidence` (too little
+//!   evidence) or `margin < near_tie` (the top two are nearly tied);
 //! - otherwise the top archetype wins.
 //!
-//! Confidence is `margin · (1 − e^(−top/8))` (0 when there is no evidence): how clearly
+//! Confidence is `margin · (1 − e^(−top/saturation))` (0 when there is no evidence): how clearly
 //! the winner leads, times how much evidence it has, saturating. A fallback therefore
 //! always has low confidence (below 0.32 for lack of evidence, below 0.1 for a tie).
 
@@ -43,18 +43,24 @@ use crate::features::text::Text;
 /// The archetype lexicon, embedded at compile time.
 const LEXICON_TSV: &str = include_str!("../../lexicons/archetypes.tsv");
 
-/// Weight of a term match in an AI turn relative to a human turn, in tenths.
-const AI_TENTHS: u64 = 6;
-/// Weight of a term match in a human turn, in tenths.
-const HUMAN_TENTHS: u64 = 10;
-/// Contribution of a recognised hint given once.
-const HINT_WEIGHT: f64 = 10.0;
-/// Below this top score the archetype is `custom`.
-const MIN_EVIDENCE: f64 = 3.0;
-/// Below this relative margin between the top two scores the archetype is `custom`.
-const NEAR_TIE: f64 = 0.1;
-/// Score at which the evidence factor of the confidence reaches 1 − 1/e.
-const SATURATION: f64 = 8.0;
+crate::params! {
+    /// How the archetype is decided (no labels yet; `archetype` in the tables).
+    pub struct ArchetypeParams ("archetype", "detect") {
+        /// Weight of a term match in an AI turn relative to one in a human turn.
+        ai_share,
+        /// Contribution of a recognised hint given once.
+        hint_weight,
+        /// Below this top score the archetype is `custom`.
+        min_evidence,
+        /// Below this relative margin between the top two scores the archetype is `custom`.
+        near_tie,
+        /// Score at which the evidence factor of the confidence reaches 1 − 1/e.
+        saturation,
+    }
+}
+
+static PARAMS: LazyLock<ArchetypeParams> =
+    LazyLock::new(|| ArchetypeParams::read(&crate::model::TABLES).expect("archetype parameters"));
 /// Terms listed in the evidence.
 const MAX_EVIDENCE_TERMS: usize = 5;
 /// Longer hints are ignored.
@@ -290,11 +296,12 @@ impl ArchetypeDetector {
         let top = scores[best.index()];
         let second = scores[runner_up.index()];
         let margin = if top > 0.0 { (top - second) / top } else { 0.0 };
-        let confidence = (margin * (1.0 - (-top / SATURATION).exp())).clamp(0.0, 1.0);
+        let p = &*PARAMS;
+        let confidence = (margin * (1.0 - (-top / p.saturation).exp())).clamp(0.0, 1.0);
 
-        let fallback = if top < MIN_EVIDENCE {
+        let fallback = if top < p.min_evidence {
             Some("insufficient_evidence".to_string())
-        } else if margin < NEAR_TIE {
+        } else if margin < p.near_tie {
             Some(format!("near_tie:{},{}", best.as_str(), runner_up.as_str()))
         } else {
             None
@@ -366,16 +373,13 @@ impl ArchetypeDetector {
     }
 }
 
-/// √ of a term's effective count, `human + 0.6 · ai`.
+/// √ of a term's effective count, `human + ai_share · ai`.
 fn effective_root(hits: [u64; 2]) -> f64 {
-    let tenths = hits[0]
-        .saturating_mul(HUMAN_TENTHS)
-        .saturating_add(hits[1].saturating_mul(AI_TENTHS));
-    (tenths as f64 / 10.0).sqrt()
+    (hits[0] as f64 + PARAMS.ai_share * hits[1] as f64).sqrt()
 }
 
 fn hint_contribution(count: u64) -> f64 {
-    HINT_WEIGHT * (count as f64).sqrt()
+    PARAMS.hint_weight * (count as f64).sqrt()
 }
 
 fn saturate(n: u64) -> u32 {

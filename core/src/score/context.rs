@@ -21,6 +21,8 @@ params! {
         failure_history_decay,
         /// Lowest Dice similarity that counts as the person (or the AI) repeating a turn.
         repetition_floor,
+        /// How many of the person's most recent turns a repeat is looked for among.
+        repetition_window,
     }
 }
 
@@ -167,10 +169,16 @@ pub fn conversation_signals(
     let text_model = &*TEXT;
     let ai_model = &*AI_FAILURE;
     let mut out: Vec<TurnSignals> = Vec::with_capacity(conversation.human_turn_count);
-    let mut human_bags: Vec<(usize, Bag)> = Vec::new();
+    // The person's most recent turns (event index, content stems): a repeat is looked
+    // for among the last `repetition_window` of them, so a long conversation costs
+    // linear time.
+    let window = p.repetition_window.max(1.0) as usize;
+    let mut human_bags: std::collections::VecDeque<(usize, Bag)> =
+        std::collections::VecDeque::with_capacity(window + 1);
     let mut human_words_total = 0usize;
     let mut last_ai: Option<(AiTurn, Bag)> = None;
-    // The last human turn since the last AI turn: its index in `human_bags`, whether
+    // The last human turn since the last AI turn: its index in `human_bags` (the
+    // back), whether
     // it asked something, and its n-grams (in `question`) with their value.
     let mut last_human: Option<(usize, bool, f64)> = None;
     let mut text = Text::default();
@@ -198,7 +206,7 @@ pub fn conversation_signals(
                 let asked = last_human.filter(|&(_, asked, _)| asked);
                 let (covers_question, ignores_question) = match asked {
                     Some((q, _, _)) => {
-                        let q = &human_bags[q].1;
+                        let q = &human_bags[q.min(human_bags.len().saturating_sub(1))].1;
                         let covered = if q.is_empty() {
                             1.0
                         } else {
@@ -346,8 +354,11 @@ pub fn conversation_signals(
                     markers,
                 };
                 human_words_total += words;
+                if human_bags.len() == window {
+                    human_bags.pop_front();
+                }
                 last_human = Some((human_bags.len(), is_question || text.questions > 0, value));
-                human_bags.push((turn.event_index, bag));
+                human_bags.push_back((turn.event_index, bag));
                 out.push(signals);
             }
         }

@@ -54,7 +54,10 @@ pub fn findings(
     // Dimensions by risk, worst first; dependency only counts with enough confidence.
     let mut ranked: Vec<Dimension> = Dimension::ALL
         .into_iter()
-        .filter(|&d| d != Dimension::DependencyDrift || layer_z.get(d).confidence >= 0.3)
+        .filter(|&d| {
+            d != Dimension::DependencyDrift
+                || layer_z.get(d).confidence >= PARAMS.dependency_min_confidence
+        })
         .collect();
     ranked.sort_by(|a, b| {
         let (ra, rb) = (layer_z.get(*a).risk, layer_z.get(*b).risk);
@@ -225,6 +228,19 @@ fn describe(e: &Evidence) -> String {
         None => format!("{label} ({})", locate(e)),
     }
 }
+
+crate::params! {
+    /// What the findings report (`findings` in the tables).
+    pub struct FindingsParams ("findings", "report") {
+        /// Dependency counts as a concern only from this confidence (one person's trend
+        /// needs several conversations).
+        dependency_min_confidence,
+    }
+}
+
+static PARAMS: std::sync::LazyLock<FindingsParams> = std::sync::LazyLock::new(|| {
+    FindingsParams::read(&crate::model::TABLES).expect("findings parameters")
+});
 
 /// A reader's name for a signal.
 pub fn signal_label(signal: &str) -> &str {

@@ -229,8 +229,8 @@ fn learned(
         let part = w * v;
         if part != 0.0 {
             impulse += part;
-            let input = Input::ALL[k];
-            p.add(input.as_str(), i, part, detail(input, s, content));
+            // Details are written below, only for the items that are kept.
+            p.add(Input::ALL[k].as_str(), i, part, None);
         }
     }
     let carried = table.carry_weight * table.carry_rate * *level;
@@ -254,7 +254,13 @@ fn learned(
         contribution: baseline,
         detail: None,
     });
-    DimensionScore::new(d, score, confidence, evidence)
+    let mut scored = DimensionScore::new(d, score, confidence, evidence);
+    for e in &mut scored.evidence {
+        if let Some(input) = Input::ALL.iter().find(|x| x.as_str() == e.signal) {
+            e.detail = detail(*input, s, content);
+        }
+    }
+    scored
 }
 
 /// What an input saw, for its evidence item.
