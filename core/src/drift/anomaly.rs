@@ -261,22 +261,30 @@ mod tests {
         assert!(ewma_alarms(&[]).is_empty());
     }
 
-    /// Twelve days of one conversation each, eight calm then four hostile, after a
-    /// conversation with no human turn.
+    /// Twelve days of one conversation each, after a conversation with no human turn:
+    /// the same question and answer every day, then thanks for eight days and
+    /// hostility for four.
     fn scored_days() -> Vec<ConversationResult> {
         let mut events = Vec::new();
         for day in 1..=12 {
-            let human = if day <= 8 {
-                "What are your opening hours? Thanks!"
+            let reply = if day <= 8 {
+                "Thanks!"
             } else {
                 "This is useless, you are a stupid bot and I am furious!!!"
             };
-            events.push(format!(
-                r#"{{"actor_id": "u{day}", "conversation_id": "c{day}", "content": "{human}", "timestamp": "2026-11-{day:02}T09:00:00Z"}}"#
-            ));
-            events.push(format!(
-                r#"{{"actor_id": "bot", "conversation_id": "c{day}", "content": "We are open 9 to 5.", "timestamp": "2026-11-{day:02}T09:00:05Z"}}"#
-            ));
+            for (who, at, content) in [
+                (
+                    format!("u{day}"),
+                    "09:00:00",
+                    "What are your opening hours?",
+                ),
+                ("bot".to_owned(), "09:00:05", "We are open 9 to 5."),
+                (format!("u{day}"), "09:01:00", reply),
+            ] {
+                events.push(format!(
+                    r#"{{"actor_id": "{who}", "conversation_id": "c{day}", "content": "{content}", "timestamp": "2026-11-{day:02}T{at}Z"}}"#
+                ));
+            }
         }
         events.push(
             r#"{"actor_id": "bot", "conversation_id": "bot-only", "content": "Hello?", "timestamp": "2026-11-01T08:00:00Z"}"#

@@ -83,7 +83,7 @@ impl Context {
 /// (a byte range of the AI turn's lowercased text, `(0, 0)` when none did).
 ///
 /// The n-grams of the AI turn carry `ai_value` and those of the question
-/// `question_value` ([`super::grams::grams`]' return values).
+/// `question_value` ([`crate::features::grams::grams`]' return values).
 pub fn failure(
     model: &Linear,
     text: &Text,
@@ -93,23 +93,29 @@ pub fn failure(
     question_value: f64,
     dense: &[f64],
 ) -> (f64, (u32, u32)) {
-    let mut push = model.push(ai, ai_value, dense)[0];
+    let mut push = model.dense_push(dense)[0];
+    // One lookup per n-gram: the sum, and the AI n-gram that pushed most.
+    let mut best = (0.0f32, None);
+    for g in ai {
+        if let Some(row) = model.row(g.bucket) {
+            push += f64::from(row[0]) * ai_value;
+            if row[0] > best.0 {
+                best = (row[0], Some(*g));
+            }
+        }
+    }
     for g in question {
         push += model.gram_weight(as_question(g.bucket), 0) * question_value;
     }
     let p = model.probability(0, model.bias()[0] + push);
-    let mut best = (0.0, (0, 0));
-    for g in ai {
-        let w = model.gram_weight(g.bucket, 0);
-        if w > best.0 {
-            best = (
-                w,
-                (
-                    text.spans[g.first as usize].0,
-                    text.spans[g.last as usize].1,
-                ),
-            );
-        }
-    }
+    let best = (
+        best.0,
+        best.1.map_or((0, 0), |g| {
+            (
+                text.spans[g.first as usize].0,
+                text.spans[g.last as usize].1,
+            )
+        }),
+    );
     (p, best.1)
 }

@@ -217,6 +217,28 @@ impl Linear {
         sum
     }
 
+    /// The dense features' push of each head.
+    pub fn dense_push(&self, dense: &[f64]) -> [f64; MAX_HEADS] {
+        let mut sum = [0.0f64; MAX_HEADS];
+        let h = self.heads.len();
+        for (w, &x) in self.dense.iter().zip(dense) {
+            if x != 0.0 {
+                for k in 0..h {
+                    sum[k] += w[k] * x;
+                }
+            }
+        }
+        sum
+    }
+
+    /// The weights of one bucket, one per head (`None` when the model has none).
+    pub fn row(&self, bucket: u32) -> Option<&[f32; MAX_HEADS]> {
+        match self.index.get(bucket as usize) {
+            Some(&r) if r != 0 => self.rows.get(r as usize - 1),
+            _ => None,
+        }
+    }
+
     /// The weight of one n-gram's bucket for `head` (0 when the model has none).
     pub fn gram_weight(&self, bucket: u32, head: usize) -> f64 {
         match self.index.get(bucket as usize) {

@@ -4,7 +4,7 @@
 //! parameter: `dimension, scope, name, value, source, reason`. `source` is `fitted`
 //! (learned from labels; the reason names them) or `set` (no labels yet; the reason
 //! says why the value is what it is). Each dimension's code declares the names it
-//! reads ([`params!`]); a name the code reads that the table lacks, or a name the
+//! reads ([`crate::params!`]); a name the code reads that the table lacks, or a name the
 //! table has that no code reads, is an error when the table loads, so the two cannot
 //! drift apart.
 
@@ -301,7 +301,17 @@ mod tests {
         assert!(e.message.contains("toy turn knob"), "{}", e.message);
         assert_eq!(Toy::read(&t).unwrap().knob, 0.25);
         assert!(t.check_all_read().is_ok());
-        assert_eq!(t.entries()[6].source, Source::Set);
+        // Each entry keeps its source: the fitted weights and the knob set by design.
+        let source = |name: &str| {
+            t.entries()
+                .iter()
+                .find(|e| e.name == name)
+                .map(|e| (e.source, e.reason))
+                .unwrap()
+        };
+        assert_eq!(source("input:a"), (Source::Fitted, "labels x"));
+        assert_eq!(source("knob"), (Source::Set, "no labels"));
+        assert_eq!(t.entries().len(), 8);
     }
 
     #[test]

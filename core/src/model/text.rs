@@ -138,13 +138,45 @@ pub fn dense(text: &Text, affect: &Affect, markers: &Markers) -> [f64; DENSE.len
 /// Reads one human turn with `model`, from its n-grams (each carrying `value`, as
 /// [`crate::features::grams::grams`] returns them) and its [`dense`] features.
 pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f64]) -> Reading {
-    let push = model.push(grams, value, dense);
+    const H: usize = Head::ALL.len();
+    let mut push = model.dense_push(dense);
+    // One pass over the n-grams: each bucket's row is looked up once, for the sums and
+    // for the two n-grams that pushed each head up most.
+    let mut best = [[(0.0f32, 0u32); 2]; H];
+    for (k, g) in grams.iter().enumerate() {
+        let Some(row) = model.row(g.bucket) else {
+            continue;
+        };
+        for h in 0..H {
+            let w = row[h];
+            push[h] += f64::from(w) * value;
+            if w > best[h][1].0 {
+                if w > best[h][0].0 {
+                    best[h][1] = best[h][0];
+                    best[h][0] = (w, k as u32);
+                } else {
+                    best[h][1] = (w, k as u32);
+                }
+            }
+        }
+    }
     let mut r = Reading::default();
     let bias = model.bias();
     for h in Head::ALL {
         let k = h.index();
         r.p[k] = model.probability(k, bias[k] + push[k]);
-        r.top[k] = top_two(model, k, grams, text);
+        for (slot, &(w, at)) in r.top[k].iter_mut().zip(&best[k]) {
+            if w > 0.0 {
+                let g = grams[at as usize];
+                *slot = (
+                    text.spans[g.first as usize].0,
+                    text.spans[g.last as usize].1,
+                );
+            }
+        }
+        if r.top[k][1] == r.top[k][0] {
+            r.top[k][1] = (0, 0);
+        }
     }
     r
 }
@@ -158,31 +190,6 @@ pub fn read_text(text: &str) -> Reading {
     let mut buf = Vec::new();
     let value = crate::features::grams::grams(&t, crate::features::grams::Source::Human, &mut buf);
     read(&super::TEXT, &t, &buf, value, &dense(&t, &a, &markers))
-}
-
-/// The two n-grams with the largest positive weight for head `k` (distinct texts).
-fn top_two(model: &Linear, k: usize, grams: &[Gram], text: &Text) -> [Span; 2] {
-    let mut best: [(f64, Span); 2] = [(0.0, (0, 0)); 2];
-    for g in grams {
-        let w = model.gram_weight(g.bucket, k);
-        if w <= best[1].0 {
-            continue;
-        }
-        let span = (
-            text.spans[g.first as usize].0,
-            text.spans[g.last as usize].1,
-        );
-        if span == best[0].1 {
-            continue;
-        }
-        if w > best[0].0 {
-            best[1] = best[0];
-            best[0] = (w, span);
-        } else {
-            best[1] = (w, span);
-        }
-    }
-    [best[0].1, best[1].1]
 }
 
 /// Most heads any model may have, checked against this model's heads when it loads.

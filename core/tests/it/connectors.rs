@@ -162,12 +162,35 @@ fn fixtures_score_with_sensible_bands() {
         .expect("connector output is a valid request");
     let out = serde_json::to_value(score(&request)).unwrap();
     let refund = &out["intelligence"]["conversations"][0];
-    assert_eq!(refund["abandoned"], true);
-    assert_eq!(
-        refund["layer_z"]["silent_abandonment_risk"]["band"],
-        "broken"
-    );
     assert_eq!(refund["layer_z"]["frustration_buildup"]["band"], "broken");
+    assert_eq!(refund["resolved"], false);
+    // "forget it" pushes the last turn's abandonment risk, and the refund conversation's
+    // risk is above the resolved one's. (That it reaches the broken band and the
+    // conversation is flagged abandoned does not hold under scorer 2.0:
+    // known_gaps::forget_it_after_repeated_failures_is_abandoned.)
+    let last = refund["turns"].as_array().unwrap().last().unwrap();
+    let giving_up = last["layer_z"]["silent_abandonment_risk"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["signal"] == "giving_up")
+        .cloned()
+        .unwrap_or_else(|| panic!("{last:#}"));
+    assert!(giving_up["contribution"].as_f64().unwrap() > 0.0);
+    assert!(giving_up["detail"].as_str().unwrap().contains("\"forget\""));
+    let roth = &out["intelligence"]["conversations"][1];
+    assert_eq!(roth["resolved"], true);
+    let risk = |c: &Value| {
+        c["layer_z"]["silent_abandonment_risk"]["score"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(
+        risk(refund) > risk(roth),
+        "{} > {}",
+        risk(refund),
+        risk(roth)
+    );
 
     let claude = run(Format::Claude);
     let request = validate::ingest_request(&claude["request"], &validate::Options::default())
@@ -1866,12 +1889,20 @@ fn mapping_fixture_scores_with_sensible_bands() {
     let resolved = scored(&out, "s-901");
     assert_eq!(bands(resolved), all_healthy());
     assert_eq!(resolved["resolved"], true);
-    // "just give me the answer … I said just give me the answer. this is useless".
+    // "just give me the answer … I said just give me the answer. this is useless": off
+    // healthy and above the resolved lesson. (Broken under scorer 1.x; 2.0 reads it in
+    // the watch band: known_gaps::demanding_the_answer_again_is_broken.)
     let demanding = scored(&out, "s-907");
-    assert_eq!(
+    assert_ne!(
         demanding["layer_z"]["frustration_buildup"]["band"],
-        "broken"
+        "healthy"
     );
+    let frustration = |c: &Value| {
+        c["layer_z"]["frustration_buildup"]["score"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(frustration(demanding) > frustration(resolved) + 0.1);
     assert_eq!(
         evidence_events(demanding, "dependency_drift", "delegation"),
         [5, 7]

@@ -4,6 +4,7 @@ mod assembly_props;
 mod connectors;
 mod drift;
 mod golden;
+mod models;
 mod scoring;
 mod sdk;
 mod stats;

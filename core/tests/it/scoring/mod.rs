@@ -4,10 +4,13 @@
 //! - `props`: properties of every result (bounds, bands, determinism, coverage).
 //! - `vectors`: golden input → `full_output` files in `tests/vectors/`, plus plausibility
 //!   checks that do not depend on the tuned numbers.
+//! - `known_gaps`: product behaviour scorer 2.0 lost, in its strict form, ignored until
+//!   the scorer is fixed (`-- --ignored` runs them).
 //!
 //! The weights are still being tuned: apart from the golden vectors, tests assert which
 //! evidence appears and in which direction scores move, never exact values.
 
+mod known_gaps;
 mod props;
 mod signals;
 mod vectors;

@@ -1,7 +1,15 @@
 //! One test per signal: a conversation where the signal's evidence appears on the human
 //! turn with the documented sign, and a near miss where it does not.
+//!
+//! Frustration, comprehension gap and abandonment risk are logistic models over named
+//! inputs (`score::inputs`): their evidence names the input. The text model's heads
+//! (annoyance, confusion, gratitude, giving up, correction) and the AI-failure model
+//! are probabilities, never exactly 0, so for them a near miss is a much smaller
+//! contribution rather than none.
 
-use undertone_core::score::{Dimension, SessionIntelligence, TrustMode};
+use undertone_core::model::text::{Head, read_text};
+use undertone_core::score::{Dimension, DimensionScore, SessionIntelligence, TrustMode};
+use undertone_core::validate::{self, Options};
 
 use super::Who::{A, H};
 use super::{
@@ -46,25 +54,41 @@ fn escalation_request_asking_for_a_person() {
 
 #[test]
 fn correction_telling_the_ai_it_got_it_wrong() {
-    let (out, wrong) = after_answer("that's not what I asked", FRUSTRATION);
-    let e = assert_pushes(
-        &last_turn(&out).layer_z.frustration_buildup,
-        FRUSTRATION,
-        "correction",
-    );
+    let wrong = "that's not what I asked";
+    let right = "that's exactly what I asked, thanks";
+    // The text model's correction head reads the words.
+    let correction = |t: &str| read_text(t).get(Head::Correction);
+    assert!(correction(wrong) > 0.9, "{}", correction(wrong));
+    assert!(correction(right) < 0.1, "{}", correction(right));
+
+    let (out, wrong_frustration) = after_answer(wrong, FRUSTRATION);
+    let z = &last_turn(&out).layer_z;
+    // The learned models read the head by name, with its words in the detail. Fitted on
+    // the annotated turns, a correction lowers abandonment risk and the comprehension
+    // gap (the person is still engaged and knows what they wanted).
+    for (d, dim) in [
+        (&z.silent_abandonment_risk, ABANDONMENT),
+        (&z.comprehension_gap, COMPREHENSION),
+    ] {
+        let e = assert_relieves(d, dim, "correction");
+        assert_eq!(e.event_index, 2);
+        let detail = e.detail.as_deref().unwrap_or_default();
+        assert!(detail.starts_with("correction 1.00"), "{detail}");
+        assert!(detail.contains("not"), "{detail}");
+    }
+    let (out, right_frustration) = after_answer(right, FRUSTRATION);
+    let z = &last_turn(&out).layer_z;
+    let relief = |d: &DimensionScore| find(d, "correction").map_or(0.0, |e| -e.contribution);
     assert!(
-        e.detail
-            .as_deref()
-            .is_some_and(|d| d.contains("not what i asked")),
-        "{e:?}"
+        relief(&z.silent_abandonment_risk) < 0.001,
+        "{:?}",
+        names(&z.silent_abandonment_risk)
     );
-    let (out, right) = after_answer("that's exactly what I asked, thanks", FRUSTRATION);
-    assert_absent(
-        &last_turn(&out).layer_z.frustration_buildup,
-        FRUSTRATION,
-        "correction",
+    // Telling the AI it got it wrong reads more frustrated than confirming it got it right.
+    assert!(
+        wrong_frustration > right_frustration,
+        "{wrong_frustration} > {right_frustration}"
     );
-    assert!(wrong > right, "{wrong} > {right}");
 }
 
 #[test]
@@ -161,67 +185,139 @@ fn ai_failure_of_the_reply_before() {
     let z = &last_turn(&out).layer_z;
     let e = assert_pushes(&z.frustration_buildup, FRUSTRATION, "ai_failure");
     let detail = e.detail.as_deref().unwrap_or_default();
-    assert!(detail.contains("(event 1)"), "{detail}");
-    assert!(detail.contains("can't"), "{detail}");
+    // The detail names the AI turn, what it did and the model's breakdown probability.
+    assert!(
+        detail.starts_with("AI refused: \"can't help with\""),
+        "{detail}"
+    );
+    assert!(detail.contains("breakdown 0."), "{detail}");
+    assert!(detail.ends_with("(event 1)"), "{detail}");
     assert_pushes(&z.silent_abandonment_risk, ABANDONMENT, "ai_failure");
-    let failed = z.frustration_buildup.score;
+    assert_pushes(&z.comprehension_gap, COMPREHENSION, "ai_failure");
+    // The first turn has no AI turn before it.
+    let first = &turn(&out, 0).layer_z;
+    assert_absent(&first.frustration_buildup, FRUSTRATION, "ai_failure");
+    assert_absent(&first.silent_abandonment_risk, ABANDONMENT, "ai_failure");
 
+    // A good answer names no failure.
     let out = score_turns(&[(H, ASK), (A, ANSWER), (H, reply)]);
-    let z = &last_turn(&out).layer_z;
-    assert_absent(&z.frustration_buildup, FRUSTRATION, "ai_failure");
-    assert_absent(&z.silent_abandonment_risk, ABANDONMENT, "ai_failure");
-    assert!(failed > z.frustration_buildup.score);
+    let f = &last_turn(&out).layer_z.frustration_buildup;
+    let detail = find(f, "ai_failure").and_then(|e| e.detail.clone());
+    assert!(
+        detail
+            .as_deref()
+            .is_some_and(|d| d.starts_with("AI turn breakdown")),
+        "{detail:?}"
+    );
+
+    // The same reply reads more frustrated the more likely the AI turn before it broke
+    // the conversation down.
+    let ais = [
+        ANSWER,
+        "I'm sorry, I can't help with that.",
+        "I'm sorry, I didn't understand that. Could you rephrase?",
+        "I don't know.",
+        "I like turtles.",
+        "Please see our FAQ for more details.",
+    ];
+    let mut seen: Vec<(f64, f64, f64, &str)> = ais
+        .iter()
+        .map(|ai| {
+            let turns = [(H, ASK), (A, *ai), (H, reply)];
+            let z = last_turn(&score_turns(&turns)).layer_z.clone();
+            (
+                prior_failure(&turns),
+                z.frustration_buildup.score,
+                z.comprehension_gap.score,
+                *ai,
+            )
+        })
+        .collect();
+    seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for w in seen.windows(2) {
+        assert!(w[0].0 < w[1].0, "{seen:?}");
+        assert!(w[0].1 < w[1].1, "frustration follows the failure: {seen:?}");
+        assert!(
+            w[0].2 < w[1].2,
+            "comprehension follows the failure: {seen:?}"
+        );
+    }
+}
+
+/// The AI-failure model's probability for the last AI turn of `turns`.
+fn prior_failure(turns: &[(super::Who, &str)]) -> f64 {
+    let body = super::conversation(turns);
+    let req = validate::ingest_request(&body, &Options::default()).expect("valid");
+    let a = undertone_core::assemble(&req.events, Some(&req.deployment_id));
+    let failures = undertone_core::score::context::ai_failures(&a.conversations[0]);
+    failures.last().expect("an AI turn").1
 }
 
 #[test]
 fn gratitude_and_resolution_relieve_frustration() {
     let angry = "This is ridiculous!!! My export keeps failing and you are useless";
     let fix = "Set the export encoding to UTF-8 in the export dialog.";
-    for (reply, signal) in [("ok, that worked", "resolution"), ("Thanks.", "gratitude")] {
+    let after = |reply| {
         let out = score_turns(&[(H, angry), (A, fix), (H, reply)]);
-        let before = turn(&out, 0).layer_z.frustration_buildup.score;
-        let z = &turn(&out, 2).layer_z;
-        assert_relieves(&z.frustration_buildup, FRUSTRATION, signal);
+        let z = turn(&out, 2).layer_z.clone();
+        (out.intelligence.conversations[0].resolved, z)
+    };
+    let (resolved, asked_on) = after("and what about the PDF export?");
+    assert!(!resolved);
+    let relief = |d: &DimensionScore| find(d, "gratitude").map_or(0.0, |e| -e.contribution);
+    assert!(
+        relief(&asked_on.frustration_buildup) < 0.005,
+        "{:?}",
+        names(&asked_on.frustration_buildup)
+    );
+    for (reply, word) in [("ok, that worked", "that"), ("Thanks.", "thanks")] {
+        let (resolved, z) = after(reply);
+        let e = assert_relieves(&z.frustration_buildup, FRUSTRATION, "gratitude");
+        let detail = e.detail.as_deref().unwrap_or_default();
         assert!(
-            z.frustration_buildup.score < before,
-            "{reply:?}: {} < {before}",
-            z.frustration_buildup.score
+            detail.contains(&format!("\"{word}\"")),
+            "{reply:?}: {detail}"
+        );
+        assert!(
+            relief(&z.frustration_buildup) > 4.0 * relief(&asked_on.frustration_buildup),
+            "{reply:?}: {:?}",
+            names(&z.frustration_buildup)
+        );
+        // Lower than asking on after the same answer.
+        assert!(
+            z.frustration_buildup.score < asked_on.frustration_buildup.score,
+            "{reply:?}: {} < {}",
+            z.frustration_buildup.score,
+            asked_on.frustration_buildup.score
         );
         // Thanks or "that worked" also lowers the risk that the person leaves silently.
-        assert_relieves(&z.silent_abandonment_risk, ABANDONMENT, "resolution");
-        assert!(out.intelligence.conversations[0].resolved, "{reply:?}");
+        assert_relieves(&z.silent_abandonment_risk, ABANDONMENT, "gratitude");
+        assert!(z.silent_abandonment_risk.score < asked_on.silent_abandonment_risk.score);
+        assert!(resolved, "{reply:?}");
     }
-
-    let out = score_turns(&[(H, angry), (A, fix), (H, "and what about the PDF export?")]);
-    let z = &turn(&out, 2).layer_z;
-    for signal in ["gratitude", "resolution", "positive_affect"] {
-        assert_absent(&z.frustration_buildup, FRUSTRATION, signal);
-    }
-    assert_absent(&z.silent_abandonment_risk, ABANDONMENT, "resolution");
-    assert!(!out.intelligence.conversations[0].resolved);
 }
 
 #[test]
 fn comprehension_trouble_on_comprehension_gap() {
     let (out, lost) = after_answer("what do you mean?", COMPREHENSION);
-    let e = assert_pushes(
-        &last_turn(&out).layer_z.comprehension_gap,
-        COMPREHENSION,
-        "comprehension_trouble",
-    );
+    let c = &last_turn(&out).layer_z.comprehension_gap;
+    let e = assert_pushes(c, COMPREHENSION, "confusion");
+    let confused = e.contribution;
     assert!(
         e.detail
             .as_deref()
-            .is_some_and(|d| d.contains("what do you mean")),
+            .is_some_and(|d| d.contains("\"you mean\"")),
         "{e:?}"
     );
+    // A short question about what the AI just said.
+    assert_pushes(c, COMPREHENSION, "clarification_request");
     let (out, clear) = after_answer("how long does the trace usually take?", COMPREHENSION);
-    assert_absent(
-        &last_turn(&out).layer_z.comprehension_gap,
-        COMPREHENSION,
-        "comprehension_trouble",
-    );
+    let c = &last_turn(&out).layer_z.comprehension_gap;
+    assert_absent(c, COMPREHENSION, "clarification_request");
+    let e = assert_pushes(c, COMPREHENSION, "confusion");
+    assert!(e.contribution < 0.1 * confused, "{:?}", names(c));
     assert!(lost > clear, "{lost} > {clear}");
+    assert_eq!(c.band, undertone_core::score::Band::Healthy);
 }
 
 #[test]
@@ -264,12 +360,20 @@ fn acceptance_after_hedge_is_over_trust() {
     let accepted = trust(hedge, "ok, I'll go with that");
     let e = assert_pushes(&accepted, TRUST, "acceptance_after_hedge");
     assert_eq!(e.event_index, 2);
+    let after_hedge = e.contribution;
     assert_eq!(accepted.mode, Some(TrustMode::OverTrust), "{accepted:?}");
 
-    // The same words after a confident answer are calibrated.
+    // The same words after a confident answer are calibrated. (The AI-failure model
+    // gives every answer some doubt, so a small acceptance_after_hedge item remains:
+    // see known_gaps::accepting_a_confident_answer_is_no_over_trust.)
     let confident = trust("The admin console uses port 8443.", "ok, I'll go with that");
-    assert_absent(&confident, TRUST, "acceptance_after_hedge");
     assert_eq!(confident.mode, Some(TrustMode::Calibrated));
+    let after_confident =
+        find(&confident, "acceptance_after_hedge").map_or(0.0, |e| e.contribution);
+    assert!(
+        after_confident < 0.5 * after_hedge,
+        "{after_confident} vs {after_hedge}"
+    );
     assert!(accepted.score < confident.score);
 
     // Checking after a hedge is not over-trust.
@@ -349,11 +453,24 @@ fn unanswered_last_question_on_the_conversation() {
         turns.extend_from_slice(tail);
         score_turns(&turns).intelligence.conversations[0].clone()
     };
+    let last_abandonment = |c: &undertone_core::score::ConversationResult| -> DimensionScore {
+        c.turns
+            .last()
+            .expect("a human turn")
+            .layer_z
+            .silent_abandonment_risk
+            .clone()
+    };
     let open = conversation(&[(H, question)]);
+    let open_last = last_abandonment(&open);
+    let e = assert_pushes(&open_last, ABANDONMENT, "unanswered_last_question");
+    assert_eq!(e.event_index, 2);
+    assert_eq!(e.detail.as_deref(), Some("the last question got no reply"));
+    // The conversation's risk rolls up the turns; its evidence points at the last turn.
     let e = assert_pushes(
         &open.layer_z.silent_abandonment_risk,
         ABANDONMENT,
-        "unanswered_last_question",
+        "final_turn",
     );
     assert_eq!(e.event_index, 2);
     assert_eq!(e.conversation_id.as_deref(), Some("c-1"));
@@ -361,19 +478,31 @@ fn unanswered_last_question_on_the_conversation() {
 
     let answered = conversation(&[(H, question), (A, "It was left with your neighbour at 12.")]);
     assert_absent(
-        &answered.layer_z.silent_abandonment_risk,
+        &last_abandonment(&answered),
         ABANDONMENT,
         "unanswered_last_question",
     );
     let statement = conversation(&[(H, "It was not left at my door")]);
     assert_absent(
-        &statement.layer_z.silent_abandonment_risk,
+        &last_abandonment(&statement),
         ABANDONMENT,
         "unanswered_last_question",
     );
+    let risk =
+        |c: &undertone_core::score::ConversationResult| c.layer_z.silent_abandonment_risk.score;
     assert!(
-        open.layer_z.silent_abandonment_risk.score > answered.layer_z.silent_abandonment_risk.score
+        risk(&open) > risk(&answered),
+        "{} > {}",
+        risk(&open),
+        risk(&answered)
     );
+    assert!(
+        risk(&open) > risk(&statement),
+        "{} > {}",
+        risk(&open),
+        risk(&statement)
+    );
+    assert!(last_abandonment(&open).score > last_abandonment(&answered).score);
 }
 
 #[test]
@@ -387,18 +516,40 @@ fn negation_cancels_praise_and_frustration_words() {
             last_turn(&out).layer_z.clone(),
         )
     };
-    let (resolved, z) = reply("this is helpful");
-    assert_relieves(&z.silent_abandonment_risk, ABANDONMENT, "resolution");
+    let gratitude = |t: &str| read_text(t).get(Head::Gratitude);
+    assert!(
+        gratitude("this is helpful") > 10.0 * gratitude("this is not helpful"),
+        "{} vs {}",
+        gratitude("this is helpful"),
+        gratitude("this is not helpful")
+    );
+    let (resolved, helpful) = reply("this is helpful");
+    assert_relieves(&helpful.frustration_buildup, FRUSTRATION, "gratitude");
+    assert_relieves(&helpful.silent_abandonment_risk, ABANDONMENT, "gratitude");
     assert!(resolved);
-    let (resolved, z) = reply("this is not helpful");
-    assert_absent(&z.frustration_buildup, FRUSTRATION, "resolution");
-    assert_absent(&z.silent_abandonment_risk, ABANDONMENT, "resolution");
+    let (resolved, unhelpful) = reply("this is not helpful");
+    let relief = |d: &DimensionScore| find(d, "gratitude").map_or(0.0, |e| -e.contribution);
+    assert!(relief(&unhelpful.frustration_buildup) < 0.005);
+    assert!(relief(&unhelpful.silent_abandonment_risk) < 0.001);
     assert!(!resolved);
+    assert!(unhelpful.frustration_buildup.score > helpful.frustration_buildup.score);
 
-    let (_, z) = reply("I'm frustrated, how do refunds work");
-    assert_pushes(&z.frustration_buildup, FRUSTRATION, "frustration_markers");
-    let (_, z) = reply("I'm not frustrated, how do refunds work");
-    assert_absent(&z.frustration_buildup, FRUSTRATION, "frustration_markers");
+    let (_, frustrated) = reply("I'm frustrated, how do refunds work");
+    let e = assert_pushes(
+        &frustrated.frustration_buildup,
+        FRUSTRATION,
+        "vader_negative",
+    );
+    assert_eq!(e.detail.as_deref(), Some("\"frustrated\""));
+    assert_pushes(&frustrated.frustration_buildup, FRUSTRATION, "annoyance");
+    let (_, calm) = reply("I'm not frustrated, how do refunds work");
+    assert_absent(&calm.frustration_buildup, FRUSTRATION, "vader_negative");
+    let annoyance = |t: &str| read_text(t).get(Head::Annoyance);
+    assert!(
+        annoyance("I'm frustrated, how do refunds work")
+            > 2.0 * annoyance("I'm not frustrated, how do refunds work")
+    );
+    assert!(frustrated.frustration_buildup.score > calm.frustration_buildup.score);
 }
 
 #[test]
@@ -410,64 +561,80 @@ fn capitals_score_higher_and_show_as_shouting() {
     };
     let quiet = frustration(text);
     let loud = frustration(&text.to_uppercase());
-    assert_absent(&quiet, FRUSTRATION, "shouting");
-    let e = assert_pushes(&loud, FRUSTRATION, "shouting");
-    assert!(
-        e.detail.as_deref().is_some_and(|d| d.contains("capitals")),
-        "{e:?}"
-    );
     assert!(loud.score > quiet.score, "{} > {}", loud.score, quiet.score);
-    // Short texts in capitals ("OK", "NO") are not shouting.
-    assert_absent(&frustration("NO"), FRUSTRATION, "shouting");
+    // Capitals reach frustration through the text model (its `shouting` feature raises
+    // the annoyance head); the `shouting` input itself was fitted to 0 (see
+    // tables::every_input_is_read_by_a_learned_turn_dimension).
+    let head = |t: &str| read_text(t).get(Head::Annoyance);
+    assert!(head(&text.to_uppercase()) > head(text));
+    let annoyance = |d: &DimensionScore| assert_pushes(d, FRUSTRATION, "annoyance").contribution;
+    assert!(
+        annoyance(&loud) > annoyance(&quiet),
+        "{:?} vs {:?}",
+        names(&loud),
+        names(&quiet)
+    );
+    // Short texts in capitals ("OK", "NO") are not shouting: they read as in lower case.
+    for (upper, lower) in [("NO", "no"), ("OK", "ok")] {
+        assert_eq!(
+            frustration(upper).score,
+            frustration(lower).score,
+            "{upper}"
+        );
+    }
 }
 
 #[test]
 fn thanks_after_a_failure_in_a_complaint_relieves_less() {
-    let reply = "Great, thanks a lot. This is useless.";
     let ask = "Can you book a table for two tonight?";
-    let after = |ai| {
+    let refusal = "I'm sorry, I can't help with that.";
+    let booked = "Done, your table for two is booked at 8pm tonight.";
+    let after = |ai, reply| {
         let out = score_turns(&[(H, ask), (A, ai), (H, reply)]);
         last_turn(&out).layer_z.clone()
     };
-    let failed = after("I'm sorry, I can't help with that.");
-    let served = after("Done, your table for two is booked at 8pm tonight.");
-    // Within one turn the contributions share one scale, so the share of relief against
-    // the complaint compares how much the thanks counted.
-    let share = |z: &undertone_core::score::LayerZ| {
-        let f = &z.frustration_buildup;
-        let thanks = find(f, "gratitude").map_or(0.0, |e| -e.contribution);
-        let complaint = assert_pushes(f, FRUSTRATION, "frustration_markers").contribution;
-        thanks / complaint
-    };
-    assert_relieves(&failed.frustration_buildup, FRUSTRATION, "gratitude");
-    assert_relieves(&served.frustration_buildup, FRUSTRATION, "gratitude");
-    assert!(
-        share(&failed) < share(&served),
-        "sarcastic thanks {:?} vs sincere {:?}",
-        names(&failed.frustration_buildup),
-        names(&served.frustration_buildup)
-    );
-    assert!(failed.frustration_buildup.score > served.frustration_buildup.score);
-    // On abandonment the thanks count less after a failure, too.
-    let relief = |z: &undertone_core::score::LayerZ| {
-        find(&z.silent_abandonment_risk, "resolution").map_or(0.0, |e| -e.contribution)
-    };
-    assert!(relief(&failed) < relief(&served));
+    for ai in [refusal, booked] {
+        let thanks = after(ai, "Great, thanks a lot.");
+        let complaint = after(ai, "This is useless.");
+        let both = after(ai, "Great, thanks a lot. This is useless.");
+        let f = |z: &undertone_core::score::LayerZ| z.frustration_buildup.score;
+        // Thanks lower frustration against the same complaint without them …
+        assert_relieves(&both.frustration_buildup, FRUSTRATION, "gratitude");
+        assert!(
+            f(&both) < f(&complaint),
+            "{ai:?}: {} < {}",
+            f(&both),
+            f(&complaint)
+        );
+        // … and a complaint never lowers it against the same thanks without it.
+        assert!(
+            f(&both) > f(&thanks),
+            "{ai:?}: {} > {}",
+            f(&both),
+            f(&thanks)
+        );
+        assert_pushes(&complaint.frustration_buildup, FRUSTRATION, "annoyance");
+        assert_pushes(
+            &complaint.frustration_buildup,
+            FRUSTRATION,
+            "vader_negative",
+        );
+    }
+    // That the thanks should count less after a failure, when a complaint follows them,
+    // no longer holds: known_gaps::sarcastic_thanks_after_a_failure_count_less.
 
-    // Sincere thanks after a good answer, without a complaint: no frustration at all.
-    let out = score_turns(&[
-        (H, ask),
-        (A, "Done, your table for two is booked at 8pm tonight."),
-        (H, "Great, thanks a lot."),
-    ]);
-    let z = &last_turn(&out).layer_z;
-    assert_eq!(
-        z.frustration_buildup.score,
-        0.0,
-        "{:?}",
-        names(&z.frustration_buildup)
+    // Sincere thanks after a good answer, without a complaint: below the base rate.
+    let z = after(booked, "Great, thanks a lot.");
+    let f = &z.frustration_buildup;
+    let baseline = find(f, "baseline").expect("a baseline item").contribution;
+    assert!(
+        f.score < baseline,
+        "{} < {baseline}: {:?}",
+        f.score,
+        names(f)
     );
-    assert!(relief(z) >= relief(&served));
+    assert_eq!(f.band, undertone_core::score::Band::Healthy);
+    assert_relieves(&z.silent_abandonment_risk, ABANDONMENT, "gratitude");
 }
 
 #[test]
@@ -508,7 +675,9 @@ fn accepting_a_refusal_or_sympathy_is_not_over_trust() {
     assert_absent(t, TRUST, "acceptance_after_hedge");
     assert_eq!(t.mode, Some(TrustMode::Calibrated), "{t:?}");
 
-    // Sympathy is not an apology for a failure.
+    // Sympathy is not an apology for a failure: the AI-failure evidence does not call
+    // it one. (That the model also gives it a lower breakdown probability than a
+    // refusal does not hold: known_gaps::sympathy_reads_as_less_of_a_failure_than_a_refusal.)
     let out = score_turns(&[
         (H, "My parcel 5512 arrived broken"),
         (
@@ -518,7 +687,15 @@ fn accepting_a_refusal_or_sympathy_is_not_over_trust() {
         (H, "great, thanks"),
     ]);
     let f = &last_turn(&out).layer_z.frustration_buildup;
-    assert!(find(f, "ai_failure").is_none(), "{:?}", names(f));
+    let detail = find(f, "ai_failure").and_then(|e| e.detail.clone());
+    assert!(
+        detail
+            .as_deref()
+            .is_some_and(|d| d.starts_with("AI turn breakdown")),
+        "{detail:?}: {:?}",
+        names(f)
+    );
+    assert!(out.intelligence.conversations[0].resolved);
 }
 
 #[test]
