@@ -52,6 +52,7 @@ TEXT_DENSE = 23
 AI_DENSE = 15
 TEXT_MAX_ROWS = 10000
 AI_MAX_ROWS = 4000
+AI_GRID_C = [0.5, 1.0, 2.0, 4.0]
 GRID_C = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
 CONVERSATION_C = [0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 MIN_CONVERSATION_AUROC = 0.6
@@ -75,7 +76,7 @@ INPUTS = [
     "ai_failure", "ai_failure_history", "repetition", "repetition_claim", "problem_persists",
     "escalation_request", "shouting", "exclamation", "repeated_question_marks", "question",
     "clarification_request", "bare_question", "asks_again", "question_after_long_answer",
-    "shrinking_replies", "first_turn", "unanswered_last_question", "last_reply_failed",
+    "shrinking_replies", "unanswered_last_question", "last_reply_failed",
     "low_rating", "high_rating",
 ]
 # Learned turn dimensions: (dimension, label, {input it may read: direction}). A
@@ -87,16 +88,16 @@ TURN_DIMENSIONS = [
         "annoyance": 1, "confusion": 1, "gratitude": -1, "giving_up": 1, "correction": 1,
         "vader_negative": 1, "ai_failure": 1, "ai_failure_history": 1, "repetition": 1,
         "repetition_claim": 1, "problem_persists": 1, "escalation_request": 1, "shouting": 1,
-        "exclamation": 1, "repeated_question_marks": 1, "shrinking_replies": 1, "first_turn": 0,
+        "exclamation": 1, "repeated_question_marks": 1, "shrinking_replies": 1,
         "low_rating": 1, "high_rating": -1}),
     ("comprehension_gap", "confusion", {
         "confusion": 1, "annoyance": 0, "gratitude": -1, "correction": 0, "ai_failure": 1,
         "question": 1, "clarification_request": 1, "bare_question": 1, "asks_again": 1,
-        "question_after_long_answer": 1, "repeated_question_marks": 1, "first_turn": 0}),
+        "question_after_long_answer": 1, "repeated_question_marks": 1}),
     ("silent_abandonment_risk", "giving_up", {
         "giving_up": 1, "annoyance": 1, "gratitude": -1, "correction": 0, "ai_failure": 1,
         "ai_failure_history": 1, "shrinking_replies": 1, "question": 0,
-        "unanswered_last_question": 1, "last_reply_failed": 1, "first_turn": 0, "low_rating": 1}),
+        "unanswered_last_question": 1, "last_reply_failed": 1, "low_rating": 1}),
 ]
 
 
@@ -228,6 +229,46 @@ def fit_signed(x, y, signs, c=1.0):
     r = minimize(f, np.zeros(k + 1), jac=True, method="L-BFGS-B", bounds=bounds,
                  options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-9})
     return r.x[:k].copy(), float(r.x[k])
+
+
+def fit_signed_offset(x, y, signs, c, sample_weight, fixed):
+    """L2 logistic regression over a (sparse) matrix with sample weights, some weights
+    held at set values (`fixed`: column -> value) and some on their declared side
+    (`signs`: column -> +1/-1). Minimises C·Σ sᵢ·log-loss + ½‖w‖² over the free
+    weights (intercept free) with L-BFGS-B. Deterministic."""
+    from scipy.optimize import minimize
+
+    n, k = x.shape
+    t = 2.0 * np.asarray(y, float) - 1.0
+    sw = np.asarray(sample_weight, float)
+    offset_w = np.zeros(k)
+    for col, v in fixed.items():
+        offset_w[col] = v
+    offset = x @ offset_w
+    free = np.ones(k, bool)
+    free[list(fixed)] = False
+    xf = x[:, np.flatnonzero(free)].tocsr() if sp.issparse(x) else x[:, free]
+    kf = xf.shape[1]
+    cols = np.flatnonzero(free)
+    bounds = []
+    for col in cols:
+        sg = signs.get(int(col), 0)
+        bounds.append((0.0, None) if sg > 0 else (None, 0.0) if sg < 0 else (None, None))
+    bounds.append((None, None))
+
+    def f(theta):
+        w, b = theta[:kf], theta[kf]
+        z = t * (xf @ w + b + offset)
+        loss = np.logaddexp(0.0, -z)
+        g = -t * sigmoid(-z) * sw
+        grad = np.r_[c * (xf.T @ g) + w, c * g.sum()]
+        return c * float(sw @ loss) + 0.5 * float(w @ w), grad
+
+    r = minimize(f, np.zeros(kf + 1), jac=True, method="L-BFGS-B", bounds=bounds,
+                 options={"maxiter": 15000, "ftol": 1e-12, "gtol": 1e-8})
+    w = offset_w.copy()
+    w[cols] = r.x[:kf]
+    return w, float(r.x[kf])
 
 
 def platt(logits, y, sample_weight=None):
@@ -408,7 +449,23 @@ TEXT_DENSE_NAMES = ["vader_negative", "vader_positive", "question", "repeated_qu
     "marker:" + c for c in ("frustration insult escalation repetition_claim correction problem_persists "
                             "verification gratitude resolution dismissal giving_up delegation self_efficacy "
                             "comprehension acceptance skipped_check").split()]
-AI_UNUSED = ["log_words"]
+AI_UNUSED = ["log_words", "marker:ai_closing", "marker:ai_escalation_offer"]
+# Directions of the AI model's dense features (+1 can only raise the failure
+# probability, -1 only lower it); features not listed are free.
+AI_SIGNS = {"marker:ai_hedge": 1, "marker:ai_deflection": 1, "repeats_itself": 1,
+            "ignores_question": 1, "covers_question": -1}
+
+
+def ai_constraints():
+    """(column -> set weight from the priors, column -> direction) of the AI model."""
+    fixed = {}
+    for (d, sc, n), (v, _) in priors().items():
+        if d == "ai_failure" and sc == "model":
+            fixed[BUCKETS + AI_DENSE_NAMES.index(n)] = v
+    for name in AI_UNUSED:
+        fixed[BUCKETS + AI_DENSE_NAMES.index(name)] = 0.0
+    signs = {BUCKETS + AI_DENSE_NAMES.index(n): v for n, v in AI_SIGNS.items()}
+    return fixed, signs
 AI_DENSE_NAMES = ["marker:ai_" + c for c in "apology refusal unknown hedge escalation_offer deflection closing".split()] + \
     "repeats_itself answers_a_question covers_question ignores_question short_reply asks_question log_words first_reply".split()
 
@@ -447,9 +504,10 @@ def stage_ai(dumper, check):
     keep = [i for i, ident in enumerate(ids) if ident in labels]
     ids = [ids[i] for i in keep]
     x = x[keep].tolil()
-    # Reply length is left out: DBDC3's chit-chat bots break down more in long turns,
-    # but support and coding assistants answer at length when they answer well, so the
-    # cue does not carry over (its weight stays 0).
+    # Left out (weight 0): reply length, closing ("glad I could help") and offering a
+    # person. DBDC3's chit-chat bots break down more in long turns and when they say
+    # goodbye or point elsewhere; support and coding assistants answer at length, close
+    # and hand over when they do their job, so these cues do not carry over.
     for name in AI_UNUSED:
         x[:, BUCKETS + AI_DENSE_NAMES.index(name)] = 0.0
     x = x.tocsr()
@@ -460,44 +518,53 @@ def stage_ai(dumper, check):
     part = np.array([role[i.rsplit(":", 1)[0]] for i in ids])
     tr, cal, ev = part == "train", part == "calib", part == "eval"
 
+    fixed, signs = ai_constraints()
+
     def soft_fit(mask, c):
-        xx = sp.vstack([x[mask], x[mask]])
+        xx = sp.vstack([x[mask], x[mask]]).tocsr()
         yy = np.r_[np.ones(mask.sum()), np.zeros(mask.sum())]
-        return fit_lr(xx, yy, c, sample_weight=np.r_[px[mask], 1 - px[mask]])
+        return fit_signed_offset(xx, yy, signs, c, np.r_[px[mask], 1 - px[mask]], fixed)
 
     def soft_loss(p, target):
         p = np.clip(p, 1e-12, 1 - 1e-12)
         return float(-np.mean(target * np.log(p) + (1 - target) * np.log(1 - p)))
 
-    # C by five-fold cross-validation over training dialogues.
+    # C by five-fold cross-validation over the dialogues it may learn from (train and
+    # calibration); Platt scaling on the out-of-fold logits of the chosen C; then one
+    # fit on all of them.
+    use = tr | cal
     folds = np.array([int(key("fold:" + i.rsplit(":", 1)[0]) * 5) for i in ids])
     best = None
-    for c in GRID_C:
+    for c in AI_GRID_C:
         losses = []
+        oof = np.zeros(len(ids))
         for f in range(5):
-            fit = tr & (folds != f)
-            held = tr & (folds == f)
+            fit = use & (folds != f)
+            held = use & (folds == f)
             w, b = soft_fit(fit, c)
-            losses.append(soft_loss(sigmoid(x[held] @ w + b), px[held]))
+            oof[held] = x[held] @ w + b
+            losses.append(soft_loss(sigmoid(oof[held]), px[held]))
         loss = float(np.mean(losses))
         if best is None or loss < best[0] - 1e-9:
-            best = (loss, c)
-    c = best[1]
-    w, b = soft_fit(tr, c)
+            best = (loss, c, oof)
+    _, c, oof = best
+    w, b = soft_fit(use, c)
     print(f"ai_failure: C={c} cv logloss={best[0]:.4f}")
     buckets = prune(w[None, :BUCKETS], AI_MAX_ROWS)
     qw = np.zeros_like(w)
     qw[buckets] = quantise(w[buckets]) / SCALE
     qw[BUCKETS:] = quantise(w[BUCKETS:]) / SCALE
     qb = quantise([b])[0] / SCALE
-    a, pb = platt(np.r_[x[cal] @ qw + qb, x[cal] @ qw + qb], np.r_[np.ones(cal.sum()), np.zeros(cal.sum())],
-                  np.r_[px[cal], 1 - px[cal]])
+    n_use = int(use.sum())
+    a, pb = platt(np.r_[oof[use], oof[use]], np.r_[np.ones(n_use), np.zeros(n_use)],
+                  np.r_[px[use], 1 - px[use]])
     header = [
         "Undertone's AI-failure model: probability that an AI turn is a breakdown, from its n-grams,",
         "the n-grams of the human turn it answers and what it did (core/src/model/ai_turn.rs).",
         "Written by scripts/train-scorer; do not edit. Data: DBDC3 English breakdown labels",
         "(Higashinaka et al., MIT). Splits and metrics: core/models/manifest.json.",
-    ]
+    ] + [f"Set by design, not fitted: {n} = {v} ({why})" for (d, sc, n), (v, why) in priors().items()
+         if d == "ai_failure" and sc == "model"]
     content = write_linear(header, ["breakdown"], [b], [a], [pb], AI_DENSE_NAMES, w[None, BUCKETS:],
                            buckets, w[None, buckets])
     ok = emit(MODELS / "ai_failure.tsv", content, check)
@@ -595,6 +662,12 @@ def fit_turn_dimension(x, y, conv, tr, cal, cols, signs):
     return {"rho": rho, "w": w, "b": b, "gamma": gamma, "platt_a": pa, "platt_b": pb, "center": center}
 
 
+def spread(column):
+    """How many rows show an input, and differ from its most common value (the fewer)."""
+    values, counts = np.unique(column, return_counts=True)
+    return int(min((column != 0).sum(), len(column) - counts.max()))
+
+
 def fmt(v):
     s = f"{v:.4f}"
     return "0.0000" if s == "-0.0000" else s
@@ -619,10 +692,21 @@ def stage_turns(dumper, check):
                                        for k in ("train", "calib", "test")}, "dimensions": {}}
     for dim, label, allowed in TURN_DIMENSIONS:
         y = np.array([label_of(label, ann[c]["turns"][int(i.rsplit(":", 1)[1])]) for i, c in zip(ids, conv)])
-        support = {n: int((x[tr, INPUTS.index(n)] != 0).sum()) for n in allowed}
+        # An input is fitted when enough training turns show it and enough differ from
+        # its most common value.
+        support = {n: spread(x[tr, INPUTS.index(n)]) for n in allowed}
         fitted = [n for n in allowed if support[n] >= MIN_SUPPORT]
         cols = [INPUTS.index(n) for n in fitted]
-        f = fit_turn_dimension(x, y, conv, tr, cal, cols, [allowed[n] for n in fitted])
+        # Frustration's label includes dissatisfaction with the AI turn before, which a
+        # turn with no AI turn before it cannot show: such turns would teach the model
+        # that openings are calm, whatever they say. They are left out of its fit (the
+        # arc still runs through them).
+        if dim == "frustration_buildup":
+            answered = x[:, INPUTS.index("ai_failure")] != 0  # 0 only without an AI turn before
+            f = fit_turn_dimension(x, y, conv, tr & answered, cal & answered, cols,
+                                   [allowed[n] for n in fitted])
+        else:
+            f = fit_turn_dimension(x, y, conv, tr, cal, cols, [allowed[n] for n in fitted])
         why = f"annotated DBDC3 train split ({metrics['splits']['train']['turns']} turns), label {label}"
         entries.append((dim, "turn", "intercept", f["b"], "fitted", why))
         for n, wv, cv in zip(fitted, f["w"], f["center"]):
@@ -665,7 +749,7 @@ def kept_lines(scopes):
         if not line or line.startswith("#"):
             continue
         cols = line.split("\t")
-        if cols[0] in LEARNED and cols[1] in scopes:
+        if cols[0] in LEARNED and cols[1] in scopes or cols[0] not in LEARNED and cols[4] == "fitted":
             out.append(line)
     return out
 
@@ -687,8 +771,10 @@ def render_tables(entries, keep):
             body.append(line)
             seen.add(k)
     for (d, sc, n), (v, reason) in priors().items():
-        if d in LEARNED and sc == "conversation" and not n.startswith("input:"):
-            continue  # a fallback roll-up, written only when the fit finds no signal
+        if d == "ai_failure":
+            continue  # the AI model's set weights live in ai_failure.tsv
+        if n.startswith("fallback:") or d in LEARNED and sc == "conversation":
+            continue  # written by the conversations stage, fitted or fallback
         if (d, sc, n) not in seen:
             body.append(f"{d}\t{sc}\t{n}\t{fmt(v)}\tset\t{reason}")
             seen.add((d, sc, n))
@@ -743,7 +829,7 @@ CONVERSATION_DIMENSIONS = [
         "peak_turn": 1, "final_turn": 1, "mean_turn": 1}),
     ("silent_abandonment_risk", "outcome is abandoned", {
         "peak_turn": 1, "final_turn": 1, "left_after_ai_failure": 1, "unanswered_last_question": 1,
-        "last_giving_up": 1, "short_conversation": 1, "return_visits_slowing": 1}),
+        "last_giving_up": 1, "unresolved": 1, "short_conversation": 1, "return_visits_slowing": 1}),
 ]
 
 
@@ -753,6 +839,20 @@ def conversation_label(dim, a):
     if dim == "comprehension_gap":
         return int(any(t["confusion"] for t in a["turns"].values()))
     return int(a["outcome"] == "abandoned")
+
+
+def flag_threshold(value, x, y, use):
+    """The `abandoned` flag: the abandonment value from which an unresolved conversation
+    counts as abandoned, chosen so that the fit dialogues flagged are as many as the
+    annotators called abandoned."""
+    unresolved = x[:, CONVERSATION_INPUTS.index("unresolved")] > 0
+    k = int(y[use].sum())
+    ranked = np.sort(value[use & unresolved])[::-1]
+    t = float(np.round(ranked[max(0, min(k, len(ranked)) - 1)], 4))
+    flag = use & unresolved & (value >= t)
+    hits = int((flag & (y == 1)).sum())
+    return ("conversation", "abandonment", "flag_threshold", t, "fitted",
+            f"flags as many fit dialogues as were labelled abandoned ({k}); {hits} of them were")
 
 
 def stage_conversations(dumper, check):
@@ -773,7 +873,8 @@ def stage_conversations(dumper, check):
         y = np.array([conversation_label(dim, ann[i]) for i in ids])
         part = np.array([split_of[i] for i in ids])
         tr, cal = part == "train", part == "calib"
-        support = {n: int((x[tr, CONVERSATION_INPUTS.index(n)] != 0).sum()) for n in allowed}
+        use = tr | cal
+        support = {n: spread(x[use, CONVERSATION_INPUTS.index(n)]) for n in allowed}
         fitted = [n for n in allowed if support[n] >= MIN_SUPPORT // 2]
         cols = [CONVERSATION_INPUTS.index(n) for n in fitted]
         # Few dialogues: the fit uses train and calibration dialogues together; C and
@@ -799,10 +900,17 @@ def stage_conversations(dumper, check):
             # in scripts/scorer_priors.tsv, and say so.
             note = (f"fitting on the labels ({label}) found no signal (out-of-fold AUROC "
                     f"{oof_auroc:.2f}): set")
+            fallback = {}
             for (d2, sc, n), (v, reason) in pri.items():
-                if d2 == dim and sc == "conversation":
-                    entries.append((dim, "conversation", n, v, "set", f"{reason}; {note}"))
+                if d2 == dim and sc == "conversation" and n.startswith("fallback:"):
+                    name = n[len("fallback:"):]
+                    fallback[name] = v
+                    entries.append((dim, "conversation", name, v, "set", f"{reason}; {note}"))
             metrics["dimensions"][dim] = {"label": label, "out_of_fold_auroc": r4(oof_auroc), "fitted": False}
+            if dim == "silent_abandonment_risk":
+                w_fb = np.array([fallback.get(f"input:{n}", 0.0) for n in CONVERSATION_INPUTS])
+                value = np.clip(x @ w_fb + fallback.get("intercept", 0.0), 0.0, 1.0)
+                entries.append(flag_threshold(value, x, y, use))
             continue
         why = f"annotated DBDC3 train and calibration dialogues ({int(use.sum())}), label: {label}"
         entries.append((dim, "conversation", "intercept", b, "fitted", why))
@@ -823,6 +931,8 @@ def stage_conversations(dumper, check):
         entries.append((dim, "conversation", "carry_weight", 0.0, "set", "no arc across conversations"))
         entries.append((dim, "conversation", "platt_a", pa, "fitted", "Platt scaling of five-fold out-of-fold logits"))
         entries.append((dim, "conversation", "platt_b", pb, "fitted", "Platt scaling of five-fold out-of-fold logits"))
+        if dim == "silent_abandonment_risk":
+            entries.append(flag_threshold(sigmoid(pa * oof + pb), x, y, use))
         metrics["dimensions"][dim] = {"label": label, "positives_fit": int(y[use].sum()),
                                       "dialogues_fit": int(use.sum()), "fitted_inputs": fitted,
                                       "regularisation_C": c, "out_of_fold_auroc": r4(oof_auroc),

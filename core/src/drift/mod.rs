@@ -504,7 +504,7 @@ fn regression_advice(d: Dimension, x: &DimensionDrift, after: &SessionIntelligen
         .get(d)
         .evidence
         .iter()
-        .find(|e| e.contribution > 0.0);
+        .find(|e| e.contribution > 0.0 && e.signal != "baseline");
     let change = match (x.before_median, x.after_median) {
         (Some(b), Some(a)) => format!(" (median {b:.2} → {a:.2})"),
         _ => String::new(),

@@ -121,6 +121,14 @@ params! {
 }
 
 params! {
+    /// When a conversation counts as abandoned.
+    pub struct AbandonmentParams ("conversation", "abandonment") {
+        /// Abandonment risk from which an unresolved conversation is flagged abandoned.
+        flag_threshold,
+    }
+}
+
+params! {
     /// Deployment context of abandonment risk (no labels yet).
     pub struct DeploymentParams ("conversation", "deployment") {
         /// A conversation shorter than this share of the deployment's median is short.
@@ -153,6 +161,7 @@ struct Set {
     roll_up: RollUpParams,
     resolution: ResolutionParams,
     deployment: DeploymentParams,
+    abandonment: AbandonmentParams,
 }
 
 static SET: LazyLock<Set> = LazyLock::new(|| {
@@ -161,6 +170,7 @@ static SET: LazyLock<Set> = LazyLock::new(|| {
         roll_up: RollUpParams::read(t).expect("roll-up parameters"),
         resolution: ResolutionParams::read(t).expect("resolution parameters"),
         deployment: DeploymentParams::read(t).expect("deployment parameters"),
+        abandonment: AbandonmentParams::read(t).expect("abandonment parameters"),
     }
 });
 
@@ -372,9 +382,12 @@ pub fn conversation_inputs(
     }
     x
 }
-/// The abandonment flag: unresolved and risk in the broken band.
+/// The abandonment flag: unresolved and abandonment risk at least the flag threshold
+/// (fitted to the annotated outcomes: a calibrated probability of abandoning is rarely
+/// above one half, so the broken band would flag almost nothing).
 pub fn is_abandoned(result: &ConversationResult) -> bool {
-    !result.resolved && result.layer_z.silent_abandonment_risk.score > super::layer_z::WATCH_MAX
+    !result.resolved
+        && result.layer_z.silent_abandonment_risk.score >= SET.abandonment.flag_threshold
 }
 
 fn values(turns: &[TurnResult], d: Dimension) -> Vec<f64> {
@@ -507,12 +520,15 @@ fn abandonment_detail(input: ConversationInput) -> Option<String> {
 /// added later): one per input the model reads.
 fn abandonment_parts(conversation: &Conversation, x: &[f64; CONVERSATION_INPUTS]) -> Vec<Evidence> {
     let t = &LEARNED.abandonment;
-    let last = conversation
+    let Some(last) = conversation
         .turns
         .iter()
         .rev()
         .find(|t| t.role == crate::Role::Human)
-        .map_or(0, |t| t.event_index);
+        .map(|t| t.event_index)
+    else {
+        return Vec::new();
+    };
     let id = Some(conversation.conversation_id.clone());
     ConversationInput::ALL
         .iter()

@@ -250,7 +250,7 @@ pub fn signal_label(signal: &str) -> &str {
         .map_or(signal, |(_, l)| l)
 }
 
-const SIGNAL_LABELS: [(&str, &str); 59] = [
+const SIGNAL_LABELS: [(&str, &str); 58] = [
     ("baseline", "the base rate"),
     (
         "carried_frustration",
@@ -278,7 +278,6 @@ const SIGNAL_LABELS: [(&str, &str); 59] = [
     ("giving_up", "people giving up"),
     ("correction", "people correcting the AI"),
     ("vader_negative", "negative wording"),
-    ("first_turn", "the first turn of a conversation"),
     ("question", "questions"),
     ("frustration", "frustration so far"),
     ("final_frustration", "frustration at the end"),

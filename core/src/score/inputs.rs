@@ -54,8 +54,6 @@ pub enum Input {
     QuestionAfterLongAnswer,
     /// Replies shrinking: 1 − length relative to the person's earlier turns (third turn on).
     ShrinkingReplies,
-    /// The conversation's first human turn.
-    FirstTurn,
     /// The last human turn asked something and got no reply.
     UnansweredLastQuestion,
     /// The last human turn's reply from the AI failed (probability).
@@ -68,7 +66,7 @@ pub enum Input {
 
 impl Input {
     /// Every input, in table order.
-    pub const ALL: [Input; 26] = [
+    pub const ALL: [Input; 25] = [
         Input::Annoyance,
         Input::Confusion,
         Input::Gratitude,
@@ -90,7 +88,6 @@ impl Input {
         Input::AsksAgain,
         Input::QuestionAfterLongAnswer,
         Input::ShrinkingReplies,
-        Input::FirstTurn,
         Input::UnansweredLastQuestion,
         Input::LastReplyFailed,
         Input::LowRating,
@@ -98,7 +95,7 @@ impl Input {
     ];
 
     /// Names, in [`Input::ALL`] order: the `input:NAME` keys of the tables.
-    pub const NAMES: [&'static str; 26] = [
+    pub const NAMES: [&'static str; 25] = [
         "annoyance",
         "confusion",
         "gratitude",
@@ -120,7 +117,6 @@ impl Input {
         "asks_again",
         "question_after_long_answer",
         "shrinking_replies",
-        "first_turn",
         "unanswered_last_question",
         "last_reply_failed",
         "low_rating",
@@ -185,7 +181,6 @@ pub fn inputs(s: &TurnSignals) -> [f64; INPUTS] {
     } else {
         0.0
     };
-    x[Input::FirstTurn as usize] = b(s.human_position == 0);
     x[Input::UnansweredLastQuestion as usize] =
         b(s.is_last_human_turn && s.is_question && !s.answered);
     x[Input::LastReplyFailed as usize] = if s.is_last_human_turn {

@@ -36,7 +36,7 @@ const UNREAD_INPUTS: [(Input, &str); 2] = [
 ];
 
 /// Conversation inputs the code computes that no learned conversation value weighs, and why.
-const UNREAD_CONVERSATION_INPUTS: [(ConversationInput, &str); 5] = [
+const UNREAD_CONVERSATION_INPUTS: [(ConversationInput, &str); 6] = [
     (
         ConversationInput::FinalFrustration,
         "not offered to any conversation fit (scripts/train_scorer.py); kept for the feature dump",
@@ -46,18 +46,25 @@ const UNREAD_CONVERSATION_INPUTS: [(ConversationInput, &str); 5] = [
         "not offered to any conversation fit (scripts/train_scorer.py); kept for the feature dump",
     ),
     (
-        ConversationInput::Unresolved,
-        "not offered to any conversation fit (scripts/train_scorer.py); kept for the feature dump",
-    ),
-    (
         ConversationInput::MeanAiFailure,
-        "offered to the frustration roll-up, whose fit found no signal (AUROC 0.46): the \
-         roll-up is set by design to half peak, half final turn",
+        "offered to the frustration roll-up, whose fit found no signal: the roll-up is set by \
+         design to half peak, half final turn",
     ),
     (
-        ConversationInput::UnansweredLastQuestion,
-        "set to 0 for abandonment: only 2 training dialogues show it (the turn-level input \
-         is read)",
+        ConversationInput::Unresolved,
+        "offered to the abandonment fit, which found no signal (out-of-fold AUROC under 0.6): \
+         the fallback roll-up reads the final turn, an unanswered last question and the \
+         deployment context",
+    ),
+    (
+        ConversationInput::LeftAfterAiFailure,
+        "offered to the abandonment fit, which found no signal; the fallback roll-up does not \
+         read it (the final turn's risk already weighs the AI's last failure)",
+    ),
+    (
+        ConversationInput::LastGivingUp,
+        "offered to the abandonment fit, which found no signal; the final turn's risk reads the \
+         giving-up head already",
     ),
 ];
 
