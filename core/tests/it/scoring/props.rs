@@ -435,7 +435,7 @@ fn hostile_turn_after_a_saturated_arc_does_not_lower_frustration() {
         conv(&calm)
     );
     // The arc carries into the neutral turn when the fitted carry is not 0.
-    let t = &*undertone_core::model::TABLES;
+    let t = &*TABLES;
     let carries = t
         .value("frustration_buildup", "turn", "carry_rate")
         .unwrap()
