@@ -10,16 +10,8 @@ use crate::features::grams::{Gram, as_question};
 use crate::features::markers::{Category, Markers};
 use crate::features::text::Text;
 
-/// The AI-turn marker categories the model reads.
-pub const AI_MARKERS: [Category; 7] = [
-    Category::AiApology,
-    Category::AiRefusal,
-    Category::AiUnknown,
-    Category::AiHedge,
-    Category::AiEscalationOffer,
-    Category::AiDeflection,
-    Category::AiClosing,
-];
+/// The AI-turn marker categories the model reads: the last seven of [`Category::ALL`].
+pub const AI_MARKERS: &[Category] = Category::ALL.split_at(16).1;
 
 /// Names of the dense features, in the order [`Context::dense`] writes them.
 pub const DENSE: [&str; 15] = [

@@ -220,25 +220,17 @@ impl LinearDim {
             if (e.dimension, e.scope) != (dimension, scope) {
                 continue;
             }
-            if let Some(name) = e.name.strip_prefix("input:") {
-                let i = inputs
-                    .iter()
-                    .position(|n| *n == name)
-                    .ok_or_else(|| ModelError {
-                        line: 0,
-                        message: format!("{dimension} {scope}: unknown input `{name}`"),
-                    })?;
-                weights[i] = v(e.name)?;
-            }
-            if let Some(name) = e.name.strip_prefix("center:") {
-                let i = inputs
-                    .iter()
-                    .position(|n| *n == name)
-                    .ok_or_else(|| ModelError {
-                        line: 0,
-                        message: format!("{dimension} {scope}: unknown input `{name}`"),
-                    })?;
-                centers[i] = v(e.name)?;
+            for (prefix, into) in [("input:", &mut weights), ("center:", &mut centers)] {
+                if let Some(name) = e.name.strip_prefix(prefix) {
+                    let i = inputs
+                        .iter()
+                        .position(|n| *n == name)
+                        .ok_or_else(|| ModelError {
+                            line: 0,
+                            message: format!("{dimension} {scope}: unknown input `{name}`"),
+                        })?;
+                    into[i] = v(e.name)?;
+                }
             }
         }
         Ok(LinearDim {

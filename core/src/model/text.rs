@@ -10,25 +10,9 @@ use crate::features::grams::Gram;
 use crate::features::markers::{Category, Markers};
 use crate::features::text::Text;
 
-/// The human-turn marker categories the text model reads as dense features.
-pub const HUMAN_MARKERS: [Category; 16] = [
-    Category::Frustration,
-    Category::Insult,
-    Category::Escalation,
-    Category::RepetitionClaim,
-    Category::Correction,
-    Category::ProblemPersists,
-    Category::Verification,
-    Category::Gratitude,
-    Category::Resolution,
-    Category::Dismissal,
-    Category::GivingUp,
-    Category::Delegation,
-    Category::SelfEfficacy,
-    Category::Comprehension,
-    Category::Acceptance,
-    Category::SkippedCheck,
-];
+/// The human-turn marker categories the text model reads as dense features: the first
+/// sixteen of [`Category::ALL`] (the rest are AI-turn categories).
+pub const HUMAN_MARKERS: &[Category] = Category::ALL.split_at(16).0;
 
 /// Names of the dense features, in the order [`dense`] writes them.
 pub const DENSE: [&str; 23] = [

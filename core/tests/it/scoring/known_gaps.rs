@@ -39,7 +39,7 @@ fn hostile_turn_after_a_saturated_arc_keeps_frustration() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: the angry opening reads 0.07 (first_turn), the thanks after it 0.15"]
+// Fixed in scorer 2.0 (second pass): kept as a regression test.
 fn thanks_after_an_angry_opening_read_below_it() {
     let angry = "This is ridiculous!!! My export keeps failing and you are useless";
     let fix = "Set the export encoding to UTF-8 in the export dialog.";
@@ -94,7 +94,7 @@ fn a_failed_reply_reads_as_more_of_a_failure_than_a_good_answer() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: sympathy with a fix reads 0.321 breakdown, a refusal 0.253"]
+// Fixed in scorer 2.0 (second pass): kept as a regression test.
 fn sympathy_reads_as_less_of_a_failure_than_a_refusal() {
     let p = failures(
         "My parcel 5512 arrived broken",
@@ -215,7 +215,7 @@ fn demanding_the_answer_again_is_broken() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: the conversation abandonment weight of unanswered_last_question is 0, so its evidence says only peak_turn/final_turn"]
+// Fixed in scorer 2.0 (second pass): kept as a regression test.
 fn an_unanswered_last_question_is_named_on_the_conversation() {
     let out = score_turns(&[
         (H, "My parcel 5512 never arrived"),
@@ -249,7 +249,7 @@ fn turn_evidence_adds_up_to_the_score_exactly() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: the drift vector says \"the strongest driver after the change is the base rate\" (the `baseline` evidence item picked as a driver)"]
+// Fixed in scorer 2.0 (second pass): kept as a regression test.
 fn drift_never_names_the_base_rate_as_a_driver() {
     let v = crate::read_json(&crate::root().join("tests/vectors/drift/v1-to-v2.json"));
     let text = v["output"]["plain_recommendations"].to_string();
