@@ -261,8 +261,15 @@ pub const MAX_EVIDENCE: usize = 5;
 /// Strongest first (by absolute contribution), ties by turn then signal; at most [`MAX_EVIDENCE`].
 pub fn sort_evidence(evidence: &mut Vec<Evidence>) {
     evidence.retain(|e| round4(e.contribution) != 0.0);
+    if evidence.len() > MAX_EVIDENCE {
+        // Only the strongest few are kept: select them, then sort only those.
+        evidence.select_nth_unstable_by(MAX_EVIDENCE - 1, evidence_order);
+        evidence.truncate(MAX_EVIDENCE);
+    }
     evidence.sort_by(evidence_order);
-    evidence.truncate(MAX_EVIDENCE);
+    // A turn keeps at most five items for as long as the result lives: give back the
+    // room its parts took (most of a large request's memory otherwise).
+    evidence.shrink_to_fit();
 }
 
 /// The order of evidence: strongest first (by absolute contribution), ties by turn,
