@@ -23,7 +23,7 @@ use std::error::Error;
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use undertone_core::assembly::{Role, assemble};
 use undertone_core::features::affect::affect;
 use undertone_core::features::grams::{BUCKETS, Source, as_question, grams};
@@ -35,7 +35,6 @@ use undertone_core::score::archetype::ArchetypeDetector;
 use undertone_core::score::context::conversation_signals;
 use undertone_core::score::conversation::{learned_inputs, scored_turns};
 use undertone_core::score::inputs::inputs;
-use undertone_core::validate::{self, Options};
 
 /// The learned dimensions, in the order `turn_scores` writes them.
 const LEARNED: [Dimension; 3] = [
@@ -105,35 +104,9 @@ fn dialogs(input: &str, kind: &str, out: &mut impl Write) -> Result<(), Box<dyn 
     for line in input.lines() {
         let d: Value = serde_json::from_str(line)?;
         let id = d["dialog_id"].as_str().unwrap_or("dialog");
-        let mut events = Vec::new();
-        let mut turn_of_event = Vec::new();
-        for (k, t) in d["turns"].as_array().into_iter().flatten().enumerate() {
-            let content = t["text"].as_str().unwrap_or("").trim();
-            if content.is_empty() {
-                continue;
-            }
-            let role = if t["role"] == "system" {
-                "assistant"
-            } else {
-                "user"
-            };
-            let actor = if role == "user" { "user" } else { "bot" };
-            let ts = chrono::DateTime::from_timestamp(1_700_000_000 + 10 * k as i64, 0)
-                .unwrap_or_default()
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            events.push(
-                json!({"actor_id": actor, "content": content, "timestamp": ts,
-                "conversation_id": id, "metadata": {"role": role}}),
-            );
-            turn_of_event.push(t["turn_index"].as_u64().unwrap_or(k as u64));
-        }
-        let body = json!({"deployment_id": "bot", "events": events});
-        let options = Options {
-            unlimited: true,
-            ..Options::default()
-        };
-        let request =
-            validate::ingest_request(&body, &options).map_err(|e| format!("{id}: {e}"))?;
+        let dialog = undertone_core::eval::dbdc::dialog(&d).map_err(|e| format!("{id}: {e}"))?;
+        let request = dialog.request;
+        let turn_of_event: Vec<u64> = dialog.turns.iter().map(|(i, _, _)| *i).collect();
         let assembly = assemble(&request.events, Some(&request.deployment_id));
         for c in &assembly.conversations {
             if kind == "conversations" {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{Value, json};
+use undertone_core::eval::dbdc::Dialog;
 use undertone_core::eval::diagram::{Diagram, reliability_svg};
 use undertone_core::eval::metrics::{auroc, ece, ece_soft, reliability, spearman};
 use undertone_core::features::affect::affect;
@@ -598,39 +599,9 @@ fn annotations(dir: &Path) -> Result<BTreeMap<String, Annotation>, String> {
     Ok(out)
 }
 
-/// One DBDC3 dialogue as the scorer's training reads it (core/examples/train_features.rs):
-/// the validated request and, per event, the dialogue's turn index, role and text.
-struct Dialog<'a> {
-    request: IngestRequest,
-    /// Per event: (turn index, system turn, the DBDC3 turn).
-    turns: Vec<(u64, bool, &'a Value)>,
-}
-
+/// One DBDC3 dialogue as the scorer's training reads it (`eval::dbdc`).
 fn dialog<'a>(d: &'a Value, id: &str) -> Result<Dialog<'a>, String> {
-    let mut events = Vec::new();
-    let mut turns = Vec::new();
-    for (k, t) in d["turns"].as_array().into_iter().flatten().enumerate() {
-        let content = t["text"].as_str().unwrap_or("").trim();
-        if content.is_empty() {
-            continue;
-        }
-        let system = t["role"] == "system";
-        let (role, actor) = if system {
-            ("assistant", "bot")
-        } else {
-            ("user", "user")
-        };
-        let ts = chrono::DateTime::from_timestamp(1_700_000_000 + 10 * k as i64, 0)
-            .unwrap_or_default()
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        events.push(
-            json!({"actor_id": actor, "content": content, "timestamp": ts,
-                           "conversation_id": id, "metadata": {"role": role}}),
-        );
-        turns.push((t["turn_index"].as_u64().unwrap_or(k as u64), system, t));
-    }
-    let request = validated("bot", events).map_err(|e| format!("{id}: {e}"))?;
-    Ok(Dialog { request, turns })
+    undertone_core::eval::dbdc::dialog(d).map_err(|e| format!("{id}: {e}"))
 }
 
 /// Whether the conversation-scope table of `d` says its value is a calibrated probability.
