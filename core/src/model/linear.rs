@@ -16,7 +16,7 @@
 //! The dense feature names must be exactly the ones the reading code computes, in any
 //! order: an unknown or missing name is an error, so model and code cannot drift apart.
 
-use crate::features::grams::{BUCKETS, Gram};
+use crate::features::grams::BUCKETS;
 
 /// Most heads a model may have.
 pub const MAX_HEADS: usize = 8;
@@ -178,11 +178,6 @@ impl Linear {
         &self.heads
     }
 
-    /// Index of head `name`.
-    pub fn head(&self, name: &str) -> Option<usize> {
-        self.heads.iter().position(|h| *h == name)
-    }
-
     /// Intercept of each head.
     pub fn bias(&self) -> &[f64; MAX_HEADS] {
         &self.bias
@@ -191,30 +186,6 @@ impl Linear {
     /// Number of buckets with weights.
     pub fn kept_buckets(&self) -> usize {
         self.rows.len()
-    }
-
-    /// The linear push of each head without its intercept: n-grams (each carrying
-    /// `value`) plus dense features.
-    pub fn push(&self, grams: &[Gram], value: f64, dense: &[f64]) -> [f64; MAX_HEADS] {
-        let mut sum = [0.0f64; MAX_HEADS];
-        let h = self.heads.len();
-        for g in grams {
-            let r = self.index[g.bucket as usize];
-            if r != 0 {
-                let row = &self.rows[r as usize - 1];
-                for k in 0..h {
-                    sum[k] += f64::from(row[k]) * value;
-                }
-            }
-        }
-        for (w, &x) in self.dense.iter().zip(dense) {
-            if x != 0.0 {
-                for k in 0..h {
-                    sum[k] += w[k] * x;
-                }
-            }
-        }
-        sum
     }
 
     /// The dense features' push of each head.
@@ -267,6 +238,7 @@ pub fn sigmoid(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::grams::Gram;
 
     const TOY: &str = "# toy\nheads\ta\tb\nscale\t100\nbias\t-100\t50\nplatt_a\t100\t200\nplatt_b\t0\t-100\ndense\tx\t100\t0\n7\t200\t-100\n";
 
@@ -281,8 +253,12 @@ mod tests {
             first: 0,
             last: 0,
         }];
-        let p = m.push(&g, 0.5, &[2.0]);
-        assert_eq!(p[..2], [1.0 + 2.0, -0.5]);
+        assert_eq!(m.dense_push(&[2.0])[..2], [2.0, 0.0]);
+        assert_eq!(
+            m.row(g[0].bucket).map(|r| r[..2].to_vec()),
+            Some(vec![2.0, -1.0])
+        );
+        assert_eq!(m.row(8), None);
         assert_eq!(m.gram_weight(7, 1), -1.0);
         assert_eq!(m.gram_weight(8, 0), 0.0);
         assert!((m.probability(1, 1.0) - sigmoid(2.0 - 1.0)).abs() < 1e-12);
