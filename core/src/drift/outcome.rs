@@ -170,7 +170,7 @@ pub fn at_deploys(request: &IngestRequest, result: &SessionIntelligence) -> Vec<
     let mut segments: Vec<(String, Vec<&ConversationResult>)> = Vec::new();
     for c in scored {
         let release = releases
-            .get(c.conversation_id.as_str())
+            .get(&*c.conversation_id)
             .cloned()
             .flatten()
             .or_else(|| segments.last().map(|(r, _)| r.clone()));

@@ -69,7 +69,7 @@ pub fn crossings(result: &SessionIntelligence) -> Vec<Crossing> {
                         score: s.score,
                         threshold: d.broken_threshold(),
                         band: s.band,
-                        conversation_id: turn.conversation_id.clone(),
+                        conversation_id: turn.conversation_id.to_string(),
                         event_index: turn.event_index,
                         occurred_at: turn.timestamp,
                         signal: s
@@ -146,7 +146,7 @@ mod tests {
             .intelligence
             .conversations
             .iter()
-            .find(|c| c.conversation_id == "angry")
+            .find(|c| *c.conversation_id == *"angry")
             .unwrap();
         let frustration: Vec<(usize, Band)> = angry
             .turns
@@ -229,7 +229,7 @@ mod tests {
         let conversations = &mut result.intelligence.conversations;
         let angry = conversations
             .iter()
-            .position(|c| c.conversation_id == "angry")
+            .position(|c| *c.conversation_id == *"angry")
             .unwrap();
         let calm = 1 - angry;
         // Dependency broken from the first turn on, trust broken on the calm

@@ -57,7 +57,7 @@ impl ConversationPoint {
     /// The point of one scored conversation, with the release given.
     pub(crate) fn of(c: &ConversationResult, release: Option<String>) -> ConversationPoint {
         ConversationPoint {
-            conversation_id: c.conversation_id.clone(),
+            conversation_id: c.conversation_id.to_string(),
             started_at: c.started_at,
             human_turns: c.turns.len(),
             resolved: c.resolved,
@@ -87,7 +87,7 @@ pub fn points(request: &IngestRequest, result: &SessionIntelligence) -> Vec<Conv
         .iter()
         .filter(|c| !c.turns.is_empty())
         .map(|c| {
-            let release = releases.get(c.conversation_id.as_str()).cloned().flatten();
+            let release = releases.get(&*c.conversation_id).cloned().flatten();
             ConversationPoint::of(c, release)
         })
         .collect()
@@ -129,8 +129,8 @@ mod tests {
             .intelligence
             .conversations
             .iter()
-            .filter(|c| c.conversation_id != "c3")
-            .map(|c| c.conversation_id.as_str())
+            .filter(|c| *c.conversation_id != *"c3")
+            .map(|c| c.conversation_id.as_ref())
             .collect();
         assert_eq!(ids, expected);
         let c1 = pts.iter().find(|p| p.conversation_id == "c1").unwrap();
@@ -147,7 +147,7 @@ mod tests {
             .intelligence
             .conversations
             .iter()
-            .find(|c| c.conversation_id == "c1")
+            .find(|c| *c.conversation_id == *"c1")
             .unwrap();
         for d in Dimension::ALL {
             assert_eq!(*c1.scores.get(d), conv.layer_z.get(d).score);

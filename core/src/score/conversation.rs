@@ -11,14 +11,16 @@ use crate::assembly::{Conversation, Grouping};
 use crate::features::markers::Category;
 use crate::schema::serialize_utc;
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use crate::model::tables::LinearDim;
 use crate::params;
 
 use super::archetype::ArchetypeDetector;
 use super::inputs::{CONVERSATION_INPUTS, ConversationInput};
-use super::layer_z::{Dimension, DimensionScore, Evidence, LayerZ, TrustMode};
+use super::layer_z::{
+    Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, evidence_order, round4,
+};
 use super::parts::saturate;
 use super::turn::{ArcState, score_turn, trust_params};
 
@@ -27,10 +29,10 @@ use super::turn::{ArcState, score_turn, trust_params};
 pub struct TurnResult {
     /// Position of the event in the request's `events`.
     pub event_index: usize,
-    /// The conversation the turn belongs to.
-    pub conversation_id: String,
+    /// The conversation the turn belongs to (shared by its turns).
+    pub conversation_id: Arc<str>,
     /// Who wrote it.
-    pub actor_id: String,
+    pub actor_id: Arc<str>,
     /// When it was written.
     #[serde(serialize_with = "serialize_utc")]
     pub timestamp: DateTime<Utc>,
@@ -52,7 +54,7 @@ pub enum ResolutionSource {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConversationResult {
     /// The conversation id (given, or implicit `auto:…`).
-    pub conversation_id: String,
+    pub conversation_id: Arc<str>,
     /// How its turns were grouped.
     pub grouping: Grouping,
     /// Distinct human actors, in order of appearance.
@@ -207,7 +209,8 @@ pub fn scored_turns(
         }
     }
     let mut state = ArcState::default();
-    let mut turns = Vec::with_capacity(signals.len());
+    let mut turns: Vec<TurnResult> = Vec::with_capacity(signals.len());
+    let conversation_id: Arc<str> = conversation.conversation_id.as_str().into();
     let human_turns = conversation
         .turns
         .iter()
@@ -216,10 +219,15 @@ pub fn scored_turns(
         if standalone {
             state = ArcState::default();
         }
+        // A conversation's turns share the id, and each run of one actor the actor's.
+        let actor_id = match turns.last() {
+            Some(p) if *p.actor_id == *t.event.actor_id => p.actor_id.clone(),
+            _ => t.event.actor_id.as_str().into(),
+        };
         turns.push(TurnResult {
             event_index: s.event_index,
-            conversation_id: conversation.conversation_id.clone(),
-            actor_id: t.event.actor_id.clone(),
+            conversation_id: conversation_id.clone(),
+            actor_id,
             timestamp: t.event.timestamp,
             layer_z: score_turn(s, &t.event.content, &mut state),
         });
@@ -232,7 +240,11 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
     let r = &SET.roll_up;
     let (signals, turns) = scored_turns(conversation, standalone, detector);
     let (resolved, resolution_source) = resolution(conversation, &signals, &turns);
-    let id = &conversation.conversation_id;
+    let id: Arc<str> = match turns.first() {
+        Some(t) => t.conversation_id.clone(),
+        None => conversation.conversation_id.as_str().into(),
+    };
+    let id = &id;
     let n = turns.len();
     let confidence = if n == 0 {
         0.0
@@ -274,9 +286,9 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
         ))
     });
     let abandonment_parts = if standalone {
-        standalone_abandonment(conversation, &turns)
+        standalone_abandonment(id, &turns)
     } else {
-        abandonment_parts(conversation, &x(Dimension::SilentAbandonmentRisk))
+        abandonment_parts(conversation, id, &x(Dimension::SilentAbandonmentRisk))
     };
     let abandonment = if standalone {
         let score = turns
@@ -302,7 +314,7 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
     };
     Draft {
         result: ConversationResult {
-            conversation_id: conversation.conversation_id.clone(),
+            conversation_id: id.clone(),
             grouping: conversation.grouping,
             human_actor_ids: conversation.human_actor_ids.clone(),
             started_at: conversation.started_at,
@@ -410,7 +422,7 @@ fn max(v: &[f64]) -> f64 {
 fn roll_up(
     turns: &[TurnResult],
     d: Dimension,
-    conversation_id: &str,
+    conversation_id: &Arc<str>,
     confidence: f64,
     combine: impl Fn(&[f64]) -> f64,
 ) -> DimensionScore {
@@ -423,16 +435,24 @@ fn roll_up(
     } else {
         combine(&v)
     };
-    let mut evidence: Vec<Evidence> = turns
+    // The turns' items are all read for the selection; only the kept few are copied.
+    let mut items: Vec<&Evidence> = turns
         .iter()
-        .flat_map(|t| t.layer_z.get(d).evidence.iter().cloned())
+        .flat_map(|t| t.layer_z.get(d).evidence.iter())
         .filter(|e| e.signal != "baseline" && !e.signal.starts_with("carried_"))
-        .map(|mut e| {
-            e.conversation_id = Some(conversation_id.to_owned());
-            e
+        .filter(|e| round4(e.contribution) != 0.0)
+        .collect();
+    if items.len() > MAX_EVIDENCE {
+        items.select_nth_unstable_by(MAX_EVIDENCE - 1, |a, b| evidence_order(a, b));
+        items.truncate(MAX_EVIDENCE);
+    }
+    let evidence = items
+        .into_iter()
+        .map(|e| Evidence {
+            conversation_id: Some(conversation_id.clone()),
+            ..e.clone()
         })
         .collect();
-    super::layer_z::sort_evidence(&mut evidence);
     DimensionScore::new(d, score, confidence, evidence)
 }
 
@@ -503,22 +523,24 @@ fn resolution(
 }
 
 /// What an input of the abandonment model saw, for its evidence item.
-fn abandonment_detail(input: ConversationInput) -> Option<String> {
+fn abandonment_detail(input: ConversationInput) -> Option<Arc<str>> {
     match input {
-        ConversationInput::Unresolved => Some("no thanks or confirmation at the end".to_owned()),
+        ConversationInput::Unresolved => Some("no thanks or confirmation at the end".into()),
         ConversationInput::LeftAfterAiFailure => {
-            Some("the last AI reply failed and the person did not answer".to_owned())
+            Some("the last AI reply failed and the person did not answer".into())
         }
-        ConversationInput::UnansweredLastQuestion => {
-            Some("the last question got no reply".to_owned())
-        }
+        ConversationInput::UnansweredLastQuestion => Some("the last question got no reply".into()),
         _ => None,
     }
 }
 
 /// The conversation-level abandonment parts in logit units (deployment context is
 /// added later): one per input the model reads.
-fn abandonment_parts(conversation: &Conversation, x: &[f64; CONVERSATION_INPUTS]) -> Vec<Evidence> {
+fn abandonment_parts(
+    conversation: &Conversation,
+    id: &Arc<str>,
+    x: &[f64; CONVERSATION_INPUTS],
+) -> Vec<Evidence> {
     let t = &LEARNED.abandonment;
     let Some(last) = conversation
         .turns
@@ -529,7 +551,7 @@ fn abandonment_parts(conversation: &Conversation, x: &[f64; CONVERSATION_INPUTS]
     else {
         return Vec::new();
     };
-    let id = Some(conversation.conversation_id.clone());
+    let id = Some(id.clone());
     ConversationInput::ALL
         .iter()
         .zip(t.weights.iter().zip(x))
@@ -582,7 +604,7 @@ fn abandonment_score(parts: &[Evidence], confidence: f64) -> DimensionScore {
 }
 
 /// Abandonment of standalone texts: the strongest single text (churn words, low rating).
-fn standalone_abandonment(conversation: &Conversation, turns: &[TurnResult]) -> Vec<Evidence> {
+fn standalone_abandonment(id: &Arc<str>, turns: &[TurnResult]) -> Vec<Evidence> {
     let worst = turns.iter().max_by(|a, b| {
         a.layer_z
             .silent_abandonment_risk
@@ -598,7 +620,7 @@ fn standalone_abandonment(conversation: &Conversation, turns: &[TurnResult]) -> 
                 .iter()
                 .cloned()
                 .map(|mut e| {
-                    e.conversation_id = Some(conversation.conversation_id.clone());
+                    e.conversation_id = Some(id.clone());
                     e
                 })
                 .collect()
@@ -657,10 +679,13 @@ pub fn apply_deployment_context(drafts: &mut [Draft], standalone: bool) {
                     event_index: at,
                     conversation_id: Some(r.conversation_id.clone()),
                     contribution: weight(ConversationInput::ShortConversation),
-                    detail: Some(format!(
-                        "{} human turns; the deployment's median is {m}",
-                        r.human_turn_count
-                    )),
+                    detail: Some(
+                        format!(
+                            "{} human turns; the deployment's median is {m}",
+                            r.human_turn_count
+                        )
+                        .into(),
+                    ),
                 });
             }
             if slowing[i] {
@@ -669,7 +694,7 @@ pub fn apply_deployment_context(drafts: &mut [Draft], standalone: bool) {
                     event_index: at,
                     conversation_id: Some(r.conversation_id.clone()),
                     contribution: weight(ConversationInput::ReturnVisitsSlowing),
-                    detail: Some("this person's gap between visits more than doubled".to_owned()),
+                    detail: Some("this person's gap between visits more than doubled".into()),
                 });
             }
             let confidence = r.layer_z.silent_abandonment_risk.confidence;

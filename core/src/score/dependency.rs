@@ -69,11 +69,14 @@ pub fn apply(drafts: &mut [Draft]) {
                     event_index: at,
                     conversation_id: Some(id.clone()),
                     contribution: p.level_weight * earlier.iter().sum::<f64>() / n,
-                    detail: Some(format!(
-                        "mean delegation level {:.2} in {} earlier conversation(s) of {actor}",
-                        earlier.iter().sum::<f64>() / earlier.len() as f64,
-                        earlier.len()
-                    )),
+                    detail: Some(
+                        format!(
+                            "mean delegation level {:.2} in {} earlier conversation(s) of {actor}",
+                            earlier.iter().sum::<f64>() / earlier.len() as f64,
+                            earlier.len()
+                        )
+                        .into(),
+                    ),
                 });
             }
             if history.len() > 1 {
@@ -82,7 +85,7 @@ pub fn apply(drafts: &mut [Draft]) {
                     event_index: at,
                     conversation_id: Some(id),
                     contribution: p.change_weight * change,
-                    detail: Some(format!("slope {slope:+.3} per conversation")),
+                    detail: Some(format!("slope {slope:+.3} per conversation").into()),
                 });
             }
             // Confidence grows with the number of conversations.
@@ -127,7 +130,7 @@ fn own_evidence(draft: &Draft, factor: f64) -> Vec<Evidence> {
             event_index: first.event_index,
             conversation_id: Some(id.clone()),
             contribution: baseline,
-            detail: Some("every turn starts from a low dependency level".to_owned()),
+            detail: Some("every turn starts from a low dependency level".into()),
         });
     }
     out

@@ -1,6 +1,8 @@
 //! The Layer Z value: one dimension's score with its risk, band, direction, confidence
 //! and the evidence that moved it (DESIGN.md §3).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize, Serializer};
 
 /// One of the six scored dimensions.
@@ -141,13 +143,13 @@ pub struct Evidence {
     pub event_index: usize,
     /// The conversation of that turn, in conversation and request-level evidence.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub conversation_id: Option<String>,
+    pub conversation_id: Option<Arc<str>>,
     /// Signed contribution to the dimension's risk-side value (positive = towards broken).
     #[serde(serialize_with = "ser4")]
     pub contribution: f64,
     /// What was seen: the matched phrase or word, or a short description.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub detail: Option<Arc<str>>,
 }
 
 /// One dimension's result.
@@ -260,16 +262,32 @@ pub const MAX_EVIDENCE: usize = 5;
 
 /// Strongest first (by absolute contribution), ties by turn then signal; at most [`MAX_EVIDENCE`].
 pub fn sort_evidence(evidence: &mut Vec<Evidence>) {
-    evidence.retain(|e| round4(e.contribution) != 0.0);
-    if evidence.len() > MAX_EVIDENCE {
-        // Only the strongest few are kept: select them, then sort only those.
-        evidence.select_nth_unstable_by(MAX_EVIDENCE - 1, evidence_order);
-        evidence.truncate(MAX_EVIDENCE);
-    }
-    evidence.sort_by(evidence_order);
+    let kept = select_evidence(evidence);
+    evidence.truncate(kept);
     // A turn keeps at most five items for as long as the result lives: give back the
     // room its parts took (most of a large request's memory otherwise).
     evidence.shrink_to_fit();
+}
+
+/// Puts the items that are kept ([`sort_evidence`]'s rule: not rounding to 0, the
+/// strongest [`MAX_EVIDENCE`], in [`evidence_order`]) first, in order, and returns
+/// how many they are.
+pub fn select_evidence(evidence: &mut [Evidence]) -> usize {
+    let mut kept = 0;
+    for i in 0..evidence.len() {
+        if round4(evidence[i].contribution) != 0.0 {
+            evidence.swap(kept, i);
+            kept += 1;
+        }
+    }
+    let items = &mut evidence[..kept];
+    if items.len() > MAX_EVIDENCE {
+        // Only the strongest few are kept: select them, then sort only those.
+        items.select_nth_unstable_by(MAX_EVIDENCE - 1, evidence_order);
+        kept = MAX_EVIDENCE;
+    }
+    evidence[..kept].sort_by(evidence_order);
+    kept
 }
 
 /// The order of evidence: strongest first (by absolute contribution), ties by turn,

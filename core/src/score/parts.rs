@@ -1,11 +1,16 @@
 //! Collecting a score's parts so that the evidence adds up to the score.
 
-use super::layer_z::Evidence;
+use std::sync::Arc;
 
-/// The signed parts of one dimension's value on one turn.
+use smallvec::SmallVec;
+
+use super::layer_z::{Evidence, select_evidence};
+
+/// The signed parts of one dimension's value on one turn, kept on the stack: only the
+/// few that become evidence are moved to the heap.
 #[derive(Debug, Default, Clone)]
 pub struct Parts {
-    items: Vec<Evidence>,
+    items: SmallVec<[Evidence; 16]>,
 }
 
 impl Parts {
@@ -15,7 +20,7 @@ impl Parts {
         signal: &'static str,
         event_index: usize,
         value: f64,
-        detail: Option<String>,
+        detail: Option<Arc<str>>,
     ) {
         if value != 0.0 && value.is_finite() {
             self.items.push(Evidence {
@@ -52,12 +57,17 @@ impl Parts {
         self.items.iter().map(|e| e.contribution).sum()
     }
 
-    /// The parts, each scaled by `factor` so they are in the score's units.
+    /// The parts that are kept as evidence, each scaled by `factor` so they are in the
+    /// score's units, strongest first (`layer_z::sort_evidence`).
     pub fn into_evidence(mut self, factor: f64) -> Vec<Evidence> {
         for e in &mut self.items {
             e.contribution *= factor;
         }
-        self.items
+        let kept = select_evidence(&mut self.items);
+        self.items.truncate(kept);
+        let mut out = Vec::with_capacity(kept);
+        out.extend(self.items.drain(..));
+        out
     }
 }
 

@@ -7,7 +7,7 @@
 //! in the same tables. Every number comes from `core/models/dimensions.tsv`; the parts
 //! of each score become its evidence, scaled so that they add up to the score.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use crate::features::markers::Category;
 use crate::model::TABLES;
@@ -17,7 +17,7 @@ use crate::params;
 
 use super::context::TurnSignals;
 use super::inputs::{INPUTS, Input, inputs};
-use super::layer_z::{Band, Dimension, DimensionScore, Evidence, LayerZ, TrustMode};
+use super::layer_z::{Band, Dimension, DimensionScore, LayerZ, TrustMode};
 use super::parts::{Parts, saturate, scale};
 
 params! {
@@ -159,12 +159,14 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
     let t = &*TURN;
     let x = inputs(s);
     let confidence = turn_confidence(s);
+    let details = &mut Details::default();
     let frustration = learned(
         Dimension::FrustrationBuildup,
         &t.frustration,
         &x,
         s,
         content,
+        details,
         &mut state.frustration,
         confidence,
     );
@@ -174,6 +176,7 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
         &x,
         s,
         content,
+        details,
         &mut state.comprehension,
         confidence,
     );
@@ -183,6 +186,7 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
         &x,
         s,
         content,
+        details,
         &mut state.abandonment,
         confidence,
     );
@@ -218,23 +222,17 @@ fn learned(
     x: &[f64; INPUTS],
     s: &TurnSignals,
     content: &str,
+    details: &mut Details,
     level: &mut f64,
     confidence: f64,
 ) -> DimensionScore {
     let i = s.event_index;
-    let mut p = Parts::default();
     let (mut impulse, mut above_typical) = (0.0, 0.0);
     for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
         above_typical += w * (v - table.centers[k]);
-        let part = w * v;
-        if part != 0.0 {
-            impulse += part;
-            // Details are written below, only for the items that are kept.
-            p.add(Input::ALL[k].as_str(), i, part, None);
-        }
+        impulse += w * v;
     }
     let carried = table.carry_weight * table.carry_rate * *level;
-    p.add(carried_signal(d), i, carried, None);
     // Only what this turn pushes above a typical turn carries on.
     *level = (above_typical + carried).max(0.0);
     let logit = table.intercept + impulse + carried;
@@ -246,25 +244,42 @@ fn learned(
     } else {
         0.0
     };
-    let mut evidence = p.into_evidence(factor);
-    evidence.push(Evidence {
-        signal: "baseline",
-        event_index: i,
-        conversation_id: None,
-        contribution: baseline,
-        detail: None,
-    });
-    let mut scored = DimensionScore::new(d, score, confidence, evidence);
+    // The parts in the score's units; details are written below, only for the items
+    // that are kept.
+    let mut p = Parts::default();
+    for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
+        p.add(Input::ALL[k].as_str(), i, w * v * factor, None);
+    }
+    p.add(carried_signal(d), i, carried * factor, None);
+    p.add("baseline", i, baseline, None);
+    let mut scored = DimensionScore::new(d, score, confidence, p.into_evidence(1.0));
     for e in &mut scored.evidence {
-        if let Some(input) = Input::ALL.iter().find(|x| x.as_str() == e.signal) {
-            e.detail = detail(*input, s, content);
+        if let Some(input) = Input::from_signal(e.signal) {
+            e.detail = details.get(input, s, content);
         }
     }
     scored
 }
 
+/// The evidence details of one turn's inputs, each written once however many learned
+/// dimensions keep it, and shared by them.
+#[derive(Default)]
+struct Details([Option<Option<Arc<str>>>; INPUTS]);
+
+impl Details {
+    fn get(&mut self, input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
+        self.0[input as usize]
+            .get_or_insert_with(|| detail(input, s, content))
+            .clone()
+    }
+}
+
 /// What an input saw, for its evidence item.
-fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
+fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
+    detail_text(input, s, content).map(Arc::from)
+}
+
+fn detail_text(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
     if let Some(h) = input.head() {
         let words = s.reading.top[h.index()]
             .iter()
@@ -285,9 +300,14 @@ fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
         Input::Repetition | Input::AsksAgain => s
             .repeated_event
             .map(|e| format!("repeats the request of event {e}")),
-        Input::RepetitionClaim => phrase(s, Category::RepetitionClaim),
-        Input::ProblemPersists => phrase(s, Category::ProblemPersists),
-        Input::EscalationRequest => phrase(s, Category::Escalation),
+        Input::RepetitionClaim | Input::ProblemPersists | Input::EscalationRequest => {
+            let c = match input {
+                Input::RepetitionClaim => Category::RepetitionClaim,
+                Input::ProblemPersists => Category::ProblemPersists,
+                _ => Category::Escalation,
+            };
+            s.markers.phrase(c).map(|p| format!("\"{p}\""))
+        }
         Input::Shouting => Some(format!("{:.0}% of words in capitals", s.shouting * 100.0)),
         Input::RepeatedQuestionMarks => Some("\"??\"".to_owned()),
         Input::QuestionAfterLongAnswer => s
@@ -325,8 +345,13 @@ fn stars_detail(stars: f64) -> String {
     }
 }
 
-fn phrase(s: &TurnSignals, c: Category) -> Option<String> {
-    s.markers.phrase(c).map(|p| format!("\"{p}\""))
+fn phrase(s: &TurnSignals, c: Category) -> Option<Arc<str>> {
+    s.markers.phrase(c).map(quoted)
+}
+
+/// `"phrase"`, as evidence shows a matched phrase.
+fn quoted(p: &str) -> Arc<str> {
+    format!("\"{p}\"").into()
 }
 
 /// What the AI turn before did that reads as a failure.
@@ -515,7 +540,7 @@ fn escalation(
                 "repeated_escalation_request",
                 i,
                 q.repeated_request * asked,
-                Some(format!("request number {}", state.escalation_requests + 1)),
+                Some(format!("request number {}", state.escalation_requests + 1).into()),
             );
         }
         match s.next_ai_offers_escalation {
@@ -528,7 +553,7 @@ fn escalation(
                     "escalation_not_offered",
                     i,
                     q.not_offered * asked,
-                    Some("the next AI reply offered no person or channel".to_owned()),
+                    Some("the next AI reply offered no person or channel".into()),
                 );
             }
             None => {
@@ -537,7 +562,7 @@ fn escalation(
                     "escalation_unanswered",
                     i,
                     q.unanswered * asked,
-                    Some("no AI reply followed".to_owned()),
+                    Some("no AI reply followed".into()),
                 );
             }
         }

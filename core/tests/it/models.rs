@@ -244,7 +244,7 @@ fn scoring_reads_every_table_entry() {
         .intelligence
         .conversations
         .iter()
-        .find(|c| c.conversation_id == "p-3")
+        .find(|c| *c.conversation_id == *"p-3")
         .expect("p-3");
     assert!(
         last.layer_z

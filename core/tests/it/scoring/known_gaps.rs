@@ -165,7 +165,7 @@ fn forget_it_after_repeated_failures_is_abandoned() {
         .intelligence
         .conversations
         .iter()
-        .find(|c| c.conversation_id == "zd-48213")
+        .find(|c| *c.conversation_id == *"zd-48213")
         .expect("zd-48213");
     assert_eq!(
         c.layer_z.silent_abandonment_risk.band,

@@ -146,7 +146,7 @@ fn conversation<'a>(out: &'a SessionIntelligence, id: &str) -> &'a ConversationR
     out.intelligence
         .conversations
         .iter()
-        .find(|c| c.conversation_id == id)
+        .find(|c| &*c.conversation_id == id)
         .unwrap_or_else(|| panic!("no conversation {id}"))
 }
 
