@@ -24,12 +24,37 @@ pub const BUCKETS: usize = 1 << BUCKET_BITS;
 /// Words after a negator that are read as negated.
 const NEGATION_REACH: usize = 3;
 
-/// Words that negate the words after them (apostrophes already dropped).
-const NEGATORS: [&str; 24] = [
-    "not", "no", "never", "dont", "doesnt", "didnt", "isnt", "wasnt", "arent", "werent", "cant",
-    "cannot", "wont", "wouldnt", "shouldnt", "couldnt", "havent", "hasnt", "aint", "nothing",
-    "without", "nor", "neither", "hardly",
-];
+/// Whether `word` negates the words after it (apostrophes already dropped). A `match`
+/// on the words, not a scan of a list: it runs once per word of every turn.
+fn is_negator(word: &str) -> bool {
+    matches!(
+        word,
+        "not"
+            | "no"
+            | "never"
+            | "dont"
+            | "doesnt"
+            | "didnt"
+            | "isnt"
+            | "wasnt"
+            | "arent"
+            | "werent"
+            | "cant"
+            | "cannot"
+            | "wont"
+            | "wouldnt"
+            | "shouldnt"
+            | "couldnt"
+            | "havent"
+            | "hasnt"
+            | "aint"
+            | "nothing"
+            | "without"
+            | "nor"
+            | "neither"
+            | "hardly"
+    )
+}
 
 /// Whose text the n-grams come from: each role hashes into its own feature space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +148,7 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
             });
         }
         previous = Some(h);
-        if NEGATORS.contains(&word) {
+        if is_negator(word) {
             negated_left = NEGATION_REACH;
         }
     }

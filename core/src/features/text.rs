@@ -55,41 +55,41 @@ impl Text {
             .ends_with('?');
     }
 
-    /// The common case, byte by byte: same rules as [`Text::fill_unicode`] on ASCII.
+    /// The common case: same rules as [`Text::fill_unicode`] on ASCII, with the
+    /// lowercase copy and the punctuation counts done over the whole text at once.
     fn fill_ascii(&mut self, raw: &[u8]) {
-        let mut word_start: Option<usize> = None;
-        let (mut letters, mut uppers) = (0u32, 0u32);
         let mut lower = std::mem::take(&mut self.lower).into_bytes();
-        for (i, &b) in raw.iter().enumerate() {
-            match b {
-                b'!' => self.exclamations += 1,
-                b'?' => self.questions += 1,
-                _ => {}
-            }
-            let inner_apostrophe = b == b'\''
-                && word_start.is_some()
-                && raw.get(i + 1).is_some_and(u8::is_ascii_alphanumeric);
-            if b.is_ascii_alphanumeric() || inner_apostrophe {
-                if word_start.is_none() {
-                    word_start = Some(i);
-                    letters = 0;
-                    uppers = 0;
-                }
-                if b.is_ascii_alphabetic() {
-                    letters += 1;
-                    uppers += u32::from(b.is_ascii_uppercase());
-                }
-            } else if let Some(start) = word_start.take() {
-                self.push_span(start, i, letters, uppers);
-            }
-            lower.push(b.to_ascii_lowercase());
-        }
-        if let Some(start) = word_start {
-            self.push_span(start, raw.len(), letters, uppers);
-        }
-        self.chars = raw.len() as u32;
-        // Only ASCII bytes were pushed.
+        lower.extend_from_slice(raw);
+        lower.make_ascii_lowercase();
+        // Only ASCII bytes were copied.
         self.lower = String::from_utf8(lower).unwrap_or_default();
+        self.exclamations = count(raw, b'!');
+        self.questions = count(raw, b'?');
+        self.chars = raw.len() as u32;
+        let n = raw.len();
+        let mut i = 0;
+        loop {
+            while i < n && !raw[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+            let start = i;
+            let (mut letters, mut uppers) = (0u32, 0u32);
+            while i < n {
+                let b = raw[i];
+                if b.is_ascii_alphanumeric() {
+                    letters += u32::from(b.is_ascii_alphabetic());
+                    uppers += u32::from(b.is_ascii_uppercase());
+                } else if !(b == b'\'' && raw.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)) {
+                    // An apostrophe is part of a word only between two word characters.
+                    break;
+                }
+                i += 1;
+            }
+            self.push_span(start, i, letters, uppers);
+        }
     }
 
     fn fill_unicode(&mut self, raw: &str) {
@@ -180,6 +180,11 @@ impl Text {
         let after = self.lower[end..].chars().next();
         !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
     }
+}
+
+/// How many times `byte` occurs in `bytes`.
+fn count(bytes: &[u8], byte: u8) -> u32 {
+    bytes.iter().filter(|&&b| b == byte).count() as u32
 }
 
 fn is_word_char(c: char) -> bool {

@@ -128,17 +128,6 @@ impl Input {
         Input::NAMES[self as usize]
     }
 
-    /// The input an evidence item of a learned turn dimension names, if any.
-    pub fn from_signal(signal: &str) -> Option<Input> {
-        // Evidence holds the very `&'static str` of `NAMES`: the address settles it
-        // without comparing bytes; the bytes are compared only when it does not.
-        let at = Input::NAMES
-            .iter()
-            .position(|n| std::ptr::eq(n.as_ptr(), signal.as_ptr()) && n.len() == signal.len())
-            .or_else(|| Input::NAMES.iter().position(|n| *n == signal))?;
-        Some(Input::ALL[at])
-    }
-
     /// The text-model head this input reads, if it is one.
     pub fn head(self) -> Option<Head> {
         match self {

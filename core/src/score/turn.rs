@@ -9,6 +9,8 @@
 
 use std::sync::{Arc, LazyLock};
 
+use smallvec::SmallVec;
+
 use crate::features::markers::Category;
 use crate::model::TABLES;
 use crate::model::tables::LinearDim;
@@ -17,7 +19,9 @@ use crate::params;
 
 use super::context::TurnSignals;
 use super::inputs::{INPUTS, Input, inputs};
-use super::layer_z::{Band, Dimension, DimensionScore, LayerZ, TrustMode};
+use super::layer_z::{
+    Band, Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, round4,
+};
 use super::parts::{Parts, saturate, scale};
 
 params! {
@@ -244,21 +248,39 @@ fn learned(
     } else {
         0.0
     };
-    // The parts in the score's units; details are written below, only for the items
-    // that are kept.
-    let mut p = Parts::default();
-    for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
-        p.add(Input::ALL[k].as_str(), i, w * v * factor, None);
-    }
-    p.add(carried_signal(d), i, carried * factor, None);
-    p.add("baseline", i, baseline, None);
-    let mut scored = DimensionScore::new(d, score, confidence, p.into_evidence(1.0));
-    for e in &mut scored.evidence {
-        if let Some(input) = Input::from_signal(e.signal) {
-            e.detail = details.get(input, s, content);
+    // The parts in the score's units, as (contribution, signal, input); the kept few
+    // become evidence, in `layer_z::sort_evidence`'s order (every part of a turn has
+    // the same turn and no conversation, so contribution then signal decide).
+    let mut parts: SmallVec<[(f64, &'static str, Option<Input>); 32]> = SmallVec::new();
+    let mut keep = |c: f64, signal: &'static str, input: Option<Input>| {
+        if c.is_finite() && round4(c) != 0.0 {
+            parts.push((c, signal, input));
         }
+    };
+    for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
+        keep(w * v * factor, Input::ALL[k].as_str(), Some(Input::ALL[k]));
     }
-    scored
+    keep(carried * factor, carried_signal(d), None);
+    keep(baseline, "baseline", None);
+    let order = |a: &(f64, &str, Option<Input>), b: &(f64, &str, Option<Input>)| {
+        b.0.abs().total_cmp(&a.0.abs()).then(a.1.cmp(b.1))
+    };
+    if parts.len() > MAX_EVIDENCE {
+        parts.select_nth_unstable_by(MAX_EVIDENCE - 1, order);
+        parts.truncate(MAX_EVIDENCE);
+    }
+    parts.sort_by(order);
+    let evidence = parts
+        .iter()
+        .map(|&(contribution, signal, input)| Evidence {
+            signal,
+            event_index: i,
+            conversation_id: None,
+            contribution,
+            detail: input.and_then(|input| details.get(input, s, content)),
+        })
+        .collect();
+    DimensionScore::new(d, score, confidence, evidence)
 }
 
 /// The evidence details of one turn's inputs, each written once however many learned
