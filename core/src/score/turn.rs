@@ -9,12 +9,14 @@
 
 use std::sync::{Arc, LazyLock};
 
+use std::fmt::Write as _;
+
 use smallvec::SmallVec;
 
 use crate::features::markers::Category;
+use crate::features::text::Text;
 use crate::model::TABLES;
 use crate::model::tables::LinearDim;
-use crate::model::text::Span;
 use crate::params;
 
 use super::context::TurnSignals;
@@ -303,18 +305,33 @@ fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
 
 fn detail_text(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
     if let Some(h) = input.head() {
-        let words = s.reading.top[h.index()]
+        // "annoyance 0.81: \"useless\", \"not working\"", written into one string.
+        let mut out = String::with_capacity(48);
+        let _ = write!(out, "{} {:.2}", h.as_str(), s.reading.get(h));
+        let mut lowered: Option<Text> = None;
+        let mut first = true;
+        for &(a, b) in s.reading.top[h.index()]
             .iter()
             .filter(|span| span.1 > span.0)
-            .filter_map(|span| words_of(content, s.ascii, *span))
-            .map(|w| format!("\"{w}\""))
-            .collect::<Vec<_>>();
-        let p = s.reading.get(h);
-        return Some(if words.is_empty() {
-            format!("{} {p:.2}", h.as_str())
-        } else {
-            format!("{} {p:.2}: {}", h.as_str(), words.join(", "))
-        });
+        {
+            let (a, b) = (a as usize, b as usize);
+            let words = if s.ascii {
+                content.get(a..b)
+            } else {
+                lowered
+                    .get_or_insert_with(|| Text::new(content))
+                    .lower
+                    .get(a..b)
+            };
+            let Some(words) = words else {
+                continue;
+            };
+            out.push_str(if first { ": \"" } else { ", \"" });
+            first = false;
+            out.extend(words.chars().map(|c| c.to_ascii_lowercase()));
+            out.push('"');
+        }
+        return Some(out);
     }
     match input {
         Input::AiFailure => ai_failure_detail(s),
@@ -344,17 +361,6 @@ fn detail_text(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
         Input::LastReplyFailed => Some("the AI's reply to the last turn failed".to_owned()),
         Input::UnansweredLastQuestion => Some("the last question got no reply".to_owned()),
         _ => None,
-    }
-}
-
-/// The words at `span` of the lowercased text of `content`.
-fn words_of(content: &str, ascii: bool, span: Span) -> Option<String> {
-    let (a, b) = (span.0 as usize, span.1 as usize);
-    if ascii {
-        content.get(a..b).map(str::to_ascii_lowercase)
-    } else {
-        let t = crate::features::text::Text::new(content);
-        t.lower.get(a..b).map(str::to_owned)
     }
 }
 
