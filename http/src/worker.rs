@@ -6,12 +6,12 @@
 //! ran out cannot overwrite the newer claim's result.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use undertone_core::monitor::{self, ConversationPoint};
-use undertone_core::score::SessionIntelligence;
+use undertone_core::score::{SessionIntelligence, Stopped};
 use undertone_core::{IngestRequest, drift, score, validate};
 
 use crate::api::AppState;
@@ -93,7 +93,54 @@ async fn run(state: AppState, mut stopped: watch::Receiver<bool>) {
     }
 }
 
+/// Renews `job`'s lease every third of the lease while it runs, so that a job that
+/// takes longer than one lease is not taken over by another worker.
+pub fn heartbeat(state: &AppState, job: &Job) -> JoinHandle<()> {
+    let (state, job) = (state.clone(), job.clone());
+    let lease = state.config.lease;
+    let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX / 2);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(lease / 3).await;
+            let until = state
+                .clock
+                .now()
+                .timestamp_millis()
+                .saturating_add(lease_ms);
+            match state.store.renew(&job, until).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::warn!(session = %job.session_id, "the job's lease was lost; its result will not be kept");
+                    return;
+                }
+                // A later beat may succeed; the lease still runs until it ends.
+                Err(e) => {
+                    tracing::error!(error = %e, session = %job.session_id, "renewing a job's lease failed")
+                }
+            }
+        }
+    })
+}
+
 async fn process(state: &AppState, job: Job) {
+    let beat = heartbeat(state, &job);
+    process_leased(state, job).await;
+    beat.abort();
+}
+
+/// The error of a job stopped by its time budget.
+fn over_budget(budget: Duration, stopped: Stopped) -> Outcome {
+    Outcome::Failed(format!(
+        "scoring took longer than the job time budget of {} s ({} of {} conversations \
+         scored); split the request into smaller ones, or raise the server's \
+         --job-time-budget",
+        budget.as_secs(),
+        stopped.done,
+        stopped.total
+    ))
+}
+
+async fn process_leased(state: &AppState, job: Job) {
     let session_id = job.session_id.clone();
     let kind = job.kind;
     let body = job.body.clone();
@@ -101,6 +148,7 @@ async fn process(state: &AppState, job: Job) {
         SessionKind::Ingest => state.handoff.take(&job.session_id),
         SessionKind::Drift => None,
     };
+    let budget = state.config.job_time_budget;
     let scored = tokio::task::spawn_blocking(move || match kind {
         SessionKind::Ingest => {
             let request = match validated {
@@ -109,10 +157,16 @@ async fn process(state: &AppState, job: Job) {
             };
             match request {
                 Ok(request) => {
-                    let result = score::score(&request);
-                    let outcome = ingest_outcome_of(&result, &session_id);
-                    let points = monitor::points(&request, &result);
-                    (outcome, Some((request, result, points)))
+                    let started = Instant::now();
+                    let over = || started.elapsed() >= budget;
+                    match score::score_until(&request, |_, _| {}, over) {
+                        Ok(result) => {
+                            let outcome = ingest_outcome_of(&result, &session_id);
+                            let points = monitor::points(&request, &result);
+                            (outcome, Some((request, result, points)))
+                        }
+                        Err(stopped) => (over_budget(budget, stopped), None),
+                    }
                 }
                 Err(failed) => (failed, None),
             }

@@ -163,6 +163,31 @@ pub fn score_with_progress(
     request: &IngestRequest,
     progress: impl Fn(usize, usize) + Sync,
 ) -> SessionIntelligence {
+    match score_until(request, progress, || false) {
+        Ok(result) => result,
+        // `stop` never asks to stop.
+        Err(Stopped { .. }) => unreachable!("scoring stopped without being asked to"),
+    }
+}
+
+/// Scoring was stopped before it finished ([`score_until`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("scoring stopped after {done} of {total} conversations")]
+pub struct Stopped {
+    /// Conversations scored when it stopped.
+    pub done: usize,
+    /// Conversations in the request.
+    pub total: usize,
+}
+
+/// [`score_with_progress`] that gives up when `stop()` returns true: it is asked
+/// before each conversation (so a service can hold a job to a time budget), and the
+/// conversations left are not scored.
+pub fn score_until(
+    request: &IngestRequest,
+    progress: impl Fn(usize, usize) + Sync,
+    stop: impl Fn() -> bool + Sync,
+) -> Result<SessionIntelligence, Stopped> {
     let assembly = assemble(&request.events, Some(&request.deployment_id));
     let (pipeline, pipeline_source) = match request.pipeline {
         Pipeline::Support => (ScoredPipeline::Support, PipelineSource::Requested),
@@ -180,6 +205,7 @@ pub fn score_with_progress(
     let total = assembly.conversations.len();
     let mut drafts = Vec::with_capacity(total);
     let mut detector = archetype::ArchetypeDetector::new();
+    let mut expected = 0;
     for chunk in assembly.conversations.chunks(PROGRESS_CHUNK) {
         // One detector per rayon split, not per conversation: term counts are sums, so
         // the merged detector is the same however the work was split.
@@ -188,7 +214,9 @@ pub fn score_with_progress(
             .fold(
                 || (Vec::new(), archetype::ArchetypeDetector::new()),
                 |(mut out, mut d), c| {
-                    out.push(score_one(c, pipeline, &mut d));
+                    if !stop() {
+                        out.push(score_one(c, pipeline, &mut d));
+                    }
                     (out, d)
                 },
             )
@@ -202,6 +230,13 @@ pub fn score_with_progress(
             );
         drafts.extend(scored);
         detector.merge(&d);
+        expected += chunk.len();
+        if drafts.len() < expected {
+            return Err(Stopped {
+                done: drafts.len(),
+                total,
+            });
+        }
         progress(drafts.len(), total);
     }
     dependency::apply(&mut drafts);
@@ -216,7 +251,7 @@ pub fn score_with_progress(
         &layer_z,
         &conversations,
     );
-    SessionIntelligence {
+    Ok(SessionIntelligence {
         pipeline,
         intelligence: Intelligence {
             scorer_version: SCORER_VERSION,
@@ -237,5 +272,5 @@ pub fn score_with_progress(
             plain_summary: f.plain_summary,
             plain_recommendations: f.plain_recommendations,
         },
-    }
+    })
 }

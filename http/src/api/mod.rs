@@ -52,6 +52,9 @@ pub struct Config {
     pub max_attempts: u32,
     /// Seconds a client is told to wait when the queue is full.
     pub queue_retry_after: u64,
+    /// Longest a job may spend scoring (wall-clock time of its worker) before it ends
+    /// `failed`, saying so.
+    pub job_time_budget: Duration,
 }
 
 impl Default for Config {
@@ -62,6 +65,7 @@ impl Default for Config {
             lease: Duration::from_secs(60),
             max_attempts: 4,
             queue_retry_after: 5,
+            job_time_budget: Duration::from_secs(600),
         }
     }
 }

@@ -35,9 +35,13 @@ pub struct ServeArgs {
     /// Accept http:// and private-address webhook URLs (local development and tests).
     #[arg(long)]
     allow_private_webhooks: bool,
-    /// Seconds a worker holds a job before another may take it over.
+    /// Seconds a worker holds a job before another may take it over; a running worker
+    /// renews its lease every third of this, so only a stopped worker loses its job.
     #[arg(long, default_value_t = 60)]
     lease_seconds: u64,
+    /// Seconds a job may spend scoring before it ends `failed`, saying so (at least 1).
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    job_time_budget: u64,
     /// Webhook attempts: one delay per attempt, in seconds after the previous failure
     /// (fractions allowed), each with ±20% jitter.
     #[arg(long, env = "UNDERTONE_WEBHOOK_RETRY_SCHEDULE", default_value = schedule::DEFAULT)]
@@ -121,6 +125,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         queue_capacity: args.queue_capacity,
         allow_private_webhooks: args.allow_private_webhooks,
         lease: Duration::from_secs(args.lease_seconds.max(1)),
+        job_time_budget: Duration::from_secs(args.job_time_budget),
         ..Config::default()
     };
     let delivery = DeliveryConfig {

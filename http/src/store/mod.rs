@@ -323,6 +323,9 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     ) -> StoreResult<bool>;
     /// Gives a claimed job back unprocessed (shutdown), without counting the attempt.
     async fn release(&self, job: &Job) -> StoreResult<()>;
+    /// Extends a claimed job's lease to `until_ms` (the worker's heartbeat); false when
+    /// the claim is no longer current.
+    async fn renew(&self, job: &Job, until_ms: i64) -> StoreResult<bool>;
 
     /// Starts a task that wakes this process's idle workers when another process
     /// queues a job or a delivery; `None` when the backend has no such signal (the
@@ -379,6 +382,8 @@ fn current_counts(windows: &[Window], stored: &[(String, i64, u32)]) -> Vec<u32>
 }
 
 /// The error of a session whose job was claimed `attempts` times and never finished.
+/// A running worker renews its lease, so a lease runs out only when its worker stopped
+/// (the process ended or lost the database).
 fn lost_worker_error(attempts: u32) -> String {
     format!(
         "processing stopped without finishing {attempts} times (the worker was lost each \

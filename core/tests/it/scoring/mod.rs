@@ -13,6 +13,7 @@
 mod known_gaps;
 mod props;
 mod signals;
+mod stop;
 mod vectors;
 
 use serde_json::{Value, json};

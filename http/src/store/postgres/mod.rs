@@ -581,6 +581,20 @@ impl Store for PgStore {
         Ok(())
     }
 
+    async fn renew(&self, job: &Job, until_ms: i64) -> StoreResult<bool> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query(
+            "UPDATE jobs SET lease_until_ms = $1 WHERE session_id = $2 AND lease_token = $3",
+        )
+        .bind(until_ms)
+        .bind(&job.session_id)
+        .bind(&job.token)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(held.rows_affected() == 1)
+    }
+
     fn listen(&self, wake: Wake) -> Option<JoinHandle<()>> {
         let pool = self.listen_pool.clone();
         Some(tokio::spawn(async move {

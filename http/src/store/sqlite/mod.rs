@@ -490,4 +490,18 @@ impl Store for SqliteStore {
         tx.commit().await?;
         Ok(())
     }
+
+    async fn renew(&self, job: &Job, until_ms: i64) -> StoreResult<bool> {
+        let mut tx = self.write().await?;
+        let held = sqlx::query(
+            "UPDATE jobs SET lease_until_ms = ? WHERE session_id = ? AND lease_token = ?",
+        )
+        .bind(until_ms)
+        .bind(&job.session_id)
+        .bind(&job.token)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(held.rows_affected() == 1)
+    }
 }

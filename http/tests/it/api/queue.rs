@@ -301,3 +301,55 @@ async fn a_shorter_lease_and_fewer_attempts_are_honoured() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_running_job_renews_its_lease_so_no_other_worker_takes_it() {
+    // A lease of 30 ms, renewed every 10 ms by the heartbeat.
+    let svc = Service::with_config(Config {
+        lease: Duration::from_millis(30),
+        ..Config::default()
+    })
+    .await;
+    let id = svc.ingest(&refund()).await;
+    let (job, _) = claim(&svc).await;
+    let job = job.expect("queued");
+    let beat = worker::heartbeat(&svc.state, &job);
+    // An hour passes on the clock; the heartbeat renews from the clock's time.
+    svc.advance(3_600);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let (other, reaped) = claim(&svc).await;
+    assert!(
+        other.is_none(),
+        "a renewed job was claimed by another worker"
+    );
+    assert_eq!(reaped, Reaped::default());
+    assert_eq!(session(&svc, &id).await["status"], json!("processing"));
+    // The worker is gone: its lease ends, and the job goes to the next worker.
+    beat.abort();
+    svc.advance(1);
+    let (again, reaped) = claim(&svc).await;
+    assert_eq!(again.map(|j| j.attempt), Some(2));
+    assert_eq!(reaped.requeued, 1);
+}
+
+#[tokio::test]
+async fn a_job_over_its_time_budget_fails_saying_so() {
+    let svc = Service::with_config(Config {
+        job_time_budget: Duration::ZERO,
+        ..Config::default()
+    })
+    .await;
+    let id = svc.ingest(&refund()).await;
+    assert!(svc.run_one().await);
+    let failed = session(&svc, &id).await;
+    assert_eq!(failed["status"], json!("failed"));
+    assert_eq!(
+        failed["error"],
+        json!(
+            "scoring took longer than the job time budget of 0 s (0 of 2 conversations \
+             scored); split the request into smaller ones, or raise the server's \
+             --job-time-budget"
+        )
+    );
+    assert_eq!(svc.queue_depth().await, 0);
+}

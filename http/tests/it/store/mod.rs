@@ -199,6 +199,7 @@ conformance! {
     queue::finish_records_a_failure,
     queue::a_stale_finish_writes_nothing,
     queue::release_gives_the_job_back_uncounted,
+    queue::a_renewed_lease_keeps_the_job_claimed,
     queue::expired_leases_requeue_then_fail,
     webhooks::webhooks_are_created_listed_and_deleted,
     webhooks::emit_queues_one_delivery_per_target_once,

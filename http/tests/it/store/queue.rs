@@ -542,6 +542,45 @@ pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) 
     assert_eq!(job.map(|j| j.attempt), Some(1));
 }
 
+pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_q").await;
+    store
+        .enqueue(&ingest("s_long", &k, None, 0), ROOMY, None)
+        .await
+        .expect("enqueue");
+    let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let job = job.expect("the job");
+    // The worker's heartbeat moves the lease on, again and again: long after the
+    // first lease would have ended, nobody else gets the job.
+    for beat in 1..=4 {
+        let now = T0 + beat * LEASE;
+        assert!(store.renew(&job, now + LEASE).await.expect("renew"));
+        let (other, reaped) = store.claim(now, LEASE, MAX_ATTEMPTS).await.expect("claim");
+        assert!(
+            other.is_none(),
+            "beat {beat}: the renewed job was claimed again"
+        );
+        assert_eq!(reaped, Reaped::default());
+    }
+    // The beats stop: the lease ends and the job is claimed again, second attempt;
+    // the first claim can neither renew nor finish any more.
+    let later = T0 + 6 * LEASE;
+    let (again, reaped) = store
+        .claim(later, LEASE, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert_eq!(again.as_ref().map(|j| j.attempt), Some(2));
+    assert_eq!(reaped.requeued, 1);
+    assert!(!store.renew(&job, later + LEASE).await.expect("renew"));
+    let written = store
+        .finish(&job, &complete("stale"), &Effects::default(), at(6 * LEASE))
+        .await
+        .expect("finish");
+    assert!(!written);
+    let again = again.expect("the job");
+    assert!(store.renew(&again, later + LEASE).await.expect("renew"));
+}
+
 pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     let hook = webhook("wh_ready", &k, &["intelligence.ready"], 0);
