@@ -165,13 +165,11 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
     let t = &*TURN;
     let x = inputs(s);
     let confidence = turn_confidence(s);
-    let details = &mut Details::default();
+    let details = &mut Details::new(s, content);
     let frustration = learned(
         Dimension::FrustrationBuildup,
         &t.frustration,
         &x,
-        s,
-        content,
         details,
         &mut state.frustration,
         confidence,
@@ -180,8 +178,6 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
         Dimension::ComprehensionGap,
         &t.comprehension,
         &x,
-        s,
-        content,
         details,
         &mut state.comprehension,
         confidence,
@@ -190,8 +186,6 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
         Dimension::SilentAbandonmentRisk,
         &t.abandonment,
         &x,
-        s,
-        content,
         details,
         &mut state.abandonment,
         confidence,
@@ -226,13 +220,11 @@ fn learned(
     d: Dimension,
     table: &LinearDim,
     x: &[f64; INPUTS],
-    s: &TurnSignals,
-    content: &str,
-    details: &mut Details,
+    details: &mut Details<'_>,
     level: &mut f64,
     confidence: f64,
 ) -> DimensionScore {
-    let i = s.event_index;
+    let i = details.s.event_index;
     let (mut impulse, mut above_typical) = (0.0, 0.0);
     for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
         above_typical += w * (v - table.centers[k]);
@@ -279,20 +271,33 @@ fn learned(
             event_index: i,
             conversation_id: None,
             contribution,
-            detail: input.and_then(|input| details.get(input, s, content)),
+            detail: input.and_then(|input| details.get(input)),
         })
         .collect();
     DimensionScore::new(d, score, confidence, evidence)
 }
 
-/// The evidence details of one turn's inputs, each written once however many learned
-/// dimensions keep it, and shared by them.
-#[derive(Default)]
-struct Details([Option<Option<Arc<str>>>; INPUTS]);
+/// One turn as its learned dimensions read it: its signals, its text, and the
+/// evidence details of its inputs, each written once however many dimensions keep it,
+/// and shared by them.
+struct Details<'a> {
+    s: &'a TurnSignals,
+    content: &'a str,
+    written: [Option<Option<Arc<str>>>; INPUTS],
+}
 
-impl Details {
-    fn get(&mut self, input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
-        self.0[input as usize]
+impl<'a> Details<'a> {
+    fn new(s: &'a TurnSignals, content: &'a str) -> Self {
+        Details {
+            s,
+            content,
+            written: Default::default(),
+        }
+    }
+
+    fn get(&mut self, input: Input) -> Option<Arc<str>> {
+        let (s, content) = (self.s, self.content);
+        self.written[input as usize]
             .get_or_insert_with(|| detail(input, s, content))
             .clone()
     }
