@@ -270,7 +270,7 @@ pub(super) async fn create(
         ));
     }
     let url = check_url(&state, &body.url).await?;
-    let existing = state.store.list_webhooks(&caller.key.id).await?;
+    let existing = state.store.list_webhooks(Some(&caller.key.id)).await?;
     if existing.len() >= MAX_WEBHOOKS_PER_KEY {
         return Err(ApiError::new(
             Code::Conflict,
@@ -320,7 +320,7 @@ pub(super) async fn list(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
 ) -> Result<Json<WebhookList>, ApiError> {
-    let hooks = state.store.list_webhooks(&caller.key.id).await?;
+    let hooks = state.store.list_webhooks(Some(&caller.key.id)).await?;
     Ok(Json(WebhookList {
         data: hooks.iter().map(view).collect(),
     }))
@@ -353,7 +353,7 @@ pub(super) async fn remove(
 ) -> Result<StatusCode, ApiError> {
     if state
         .store
-        .delete_webhook(&id, &caller.key.id, state.clock.now())
+        .delete_webhook(&id, Some(&caller.key.id), state.clock.now())
         .await?
     {
         Ok(StatusCode::NO_CONTENT)

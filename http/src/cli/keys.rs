@@ -105,7 +105,7 @@ pub fn run(args: &KeysArgs) -> u8 {
     }
 }
 
-async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, String> {
+pub(super) async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, String> {
     store::open(&db.database).await.map_err(|e| {
         format!(
             "cannot open the database {}: {e}",

@@ -9,6 +9,7 @@ mod mcp;
 mod score;
 mod serve;
 mod table;
+mod webhooks;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -63,6 +64,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Create, list and revoke API keys.
     Keys(keys::KeysArgs),
+    /// List and delete the webhook endpoints of the database, of every key.
+    Webhooks(webhooks::WebhooksArgs),
     /// Serve MCP on standard input and output for a local agent.
     ///
     /// A client of a running server's REST API (docs/mcp.md); a read-only key exposes
@@ -102,6 +105,7 @@ pub fn main() -> ExitCode {
         Command::Drift(a) => return ExitCode::from(drift::run(a)),
         Command::Serve(a) => return ExitCode::from(serve::run(a)),
         Command::Keys(a) => return ExitCode::from(keys::run(a)),
+        Command::Webhooks(a) => return ExitCode::from(webhooks::run(a)),
         Command::Mcp(a) => return ExitCode::from(mcp::run(a)),
         Command::Openapi => {
             print!("{}", crate::api::openapi::document());

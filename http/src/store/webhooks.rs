@@ -14,6 +14,9 @@ pub(super) const INTERRUPTED: &str = "interrupted: the server stopped during thi
 pub(super) const INTERRUPTED_LAST: &str = "interrupted: the server stopped during the last attempt";
 /// The error of a delivery that has no secret to sign it with any more.
 pub(super) const NO_SECRET: &str = "no signing secret: the endpoint or key is gone";
+/// Error of the pending deliveries cancelled when their key was revoked.
+pub(super) const KEY_REVOKED: &str =
+    "cancelled: the API key that registered the endpoint was revoked";
 
 /// A registered endpoint as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,12 +275,19 @@ pub struct ReportRecord {
 pub trait WebhookStore: Send + Sync {
     /// Stores a new endpoint.
     async fn create_webhook(&self, webhook: &WebhookRecord) -> StoreResult<()>;
-    /// The active endpoints a key registered, oldest first.
-    async fn list_webhooks(&self, key_id: &str) -> StoreResult<Vec<WebhookRecord>>;
+    /// The active endpoints a key registered, oldest first; with `None`, every active
+    /// endpoint of the database (the operator's `undertone webhooks list`).
+    async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>>;
     /// One active endpoint of a key.
     async fn webhook(&self, id: &str, key_id: &str) -> StoreResult<Option<WebhookRecord>>;
-    /// Deletes an endpoint of a key; its pending deliveries fail. False when unknown.
-    async fn delete_webhook(&self, id: &str, key_id: &str, at: DateTime<Utc>) -> StoreResult<bool>;
+    /// Deletes an endpoint of a key (`None`: of any key, the operator's `undertone
+    /// webhooks delete`); its pending deliveries fail. False when unknown.
+    async fn delete_webhook(
+        &self,
+        id: &str,
+        key_id: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool>;
     /// Deliveries of an endpoint, newest first, after the delivery `after` (a cursor).
     async fn deliveries(
         &self,

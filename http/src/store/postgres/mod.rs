@@ -306,13 +306,30 @@ impl Store for PgStore {
     }
 
     async fn revoke_key(&self, id: &str, at: DateTime<Utc>) -> StoreResult<bool> {
+        let mut tx = self.pool.begin().await?;
         let done =
             sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
                 .bind(ms(&at))
                 .bind(id)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() != 1 {
+            return Ok(false);
+        }
+        // Revocation is total: what was still to be delivered to the key's endpoints
+        // (its webhooks, and the webhook_url of its ingests) is cancelled with it.
+        sqlx::query(
+            "UPDATE deliveries SET status = 'failed', error = $1, completed_at = $2, \
+             lease_token = NULL, lease_until_ms = NULL WHERE status = 'pending' \
+             AND (key_id = $3 OR webhook_id IN (SELECT id FROM webhooks WHERE key_id = $3))",
+        )
+        .bind(super::webhooks::KEY_REVOKED)
+        .bind(ms(&at))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     async fn find_key(&self, digest: &[u8; 32]) -> StoreResult<Option<KeyRecord>> {

@@ -58,6 +58,7 @@ pub(super) async fn emit_in(
                 let rows = sqlx::query(
                     "SELECT w.id, w.url FROM webhooks w \
                      JOIN webhook_kinds k ON k.webhook_id = w.id \
+                     JOIN api_keys a ON a.id = w.key_id AND a.revoked_at IS NULL \
                      WHERE w.org_id = $1 AND w.deleted_at IS NULL AND k.kind = $2 \
                      ORDER BY w.created_at, w.id",
                 )
@@ -80,7 +81,8 @@ pub(super) async fn emit_in(
             }
             Targets::Webhook(id) => {
                 let url: Option<String> = sqlx::query_scalar(
-                    "SELECT url FROM webhooks WHERE id = $1 AND deleted_at IS NULL",
+                    "SELECT w.url FROM webhooks w JOIN api_keys a ON a.id = w.key_id \
+                     AND a.revoked_at IS NULL WHERE w.id = $1 AND w.deleted_at IS NULL",
                 )
                 .bind(id)
                 .fetch_optional(&mut **tx)
@@ -312,10 +314,10 @@ impl WebhookStore for PgStore {
         Ok(())
     }
 
-    async fn list_webhooks(&self, key_id: &str) -> StoreResult<Vec<WebhookRecord>> {
+    async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>> {
         let rows = sqlx::query(
-            "SELECT * FROM webhooks WHERE key_id = $1 AND deleted_at IS NULL \
-             ORDER BY created_at, id",
+            "SELECT * FROM webhooks WHERE ($1::text IS NULL OR key_id = $1) \
+             AND deleted_at IS NULL ORDER BY created_at, id",
         )
         .bind(key_id)
         .fetch_all(&self.pool)
@@ -323,7 +325,8 @@ impl WebhookStore for PgStore {
         let mut kinds: HashMap<String, Vec<String>> = HashMap::new();
         for k in sqlx::query(
             "SELECT webhook_id, kind FROM webhook_kinds WHERE webhook_id IN \
-             (SELECT id FROM webhooks WHERE key_id = $1 AND deleted_at IS NULL) \
+             (SELECT id FROM webhooks WHERE ($1::text IS NULL OR key_id = $1) \
+             AND deleted_at IS NULL) \
              ORDER BY webhook_id, kind",
         )
         .bind(key_id)
@@ -363,11 +366,16 @@ impl WebhookStore for PgStore {
         Ok(Some(webhook_from_row(&row, kinds)?))
     }
 
-    async fn delete_webhook(&self, id: &str, key_id: &str, at: DateTime<Utc>) -> StoreResult<bool> {
+    async fn delete_webhook(
+        &self,
+        id: &str,
+        key_id: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
         let mut tx = self.pool.begin().await?;
         let done = sqlx::query(
             "UPDATE webhooks SET deleted_at = $1 \
-             WHERE id = $2 AND key_id = $3 AND deleted_at IS NULL",
+             WHERE id = $2 AND ($3::text IS NULL OR key_id = $3) AND deleted_at IS NULL",
         )
         .bind(ms(&at))
         .bind(id)
@@ -504,7 +512,8 @@ impl WebhookStore for PgStore {
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
              LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL \
-             LEFT JOIN api_keys k ON k.id = d.key_id \
+             AND w.key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL) \
+             LEFT JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL \
              WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 \
              AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= $1) \
              ORDER BY d.next_attempt_ms, d.created_at, d.id LIMIT $2 \

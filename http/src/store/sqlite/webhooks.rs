@@ -57,6 +57,7 @@ pub(super) async fn emit_in(
                 let rows = sqlx::query(
                     "SELECT w.id, w.url FROM webhooks w \
                      JOIN webhook_kinds k ON k.webhook_id = w.id \
+                     JOIN api_keys a ON a.id = w.key_id AND a.revoked_at IS NULL \
                      WHERE w.org_id = ? AND w.deleted_at IS NULL AND k.kind = ? \
                      ORDER BY w.created_at, w.id",
                 )
@@ -79,7 +80,8 @@ pub(super) async fn emit_in(
             }
             Targets::Webhook(id) => {
                 let url: Option<String> = sqlx::query_scalar(
-                    "SELECT url FROM webhooks WHERE id = ? AND deleted_at IS NULL",
+                    "SELECT w.url FROM webhooks w JOIN api_keys a ON a.id = w.key_id \
+                     AND a.revoked_at IS NULL WHERE w.id = ? AND w.deleted_at IS NULL",
                 )
                 .bind(id)
                 .fetch_optional(&mut **tx)
@@ -307,11 +309,12 @@ impl WebhookStore for SqliteStore {
         Ok(())
     }
 
-    async fn list_webhooks(&self, key_id: &str) -> StoreResult<Vec<WebhookRecord>> {
+    async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>> {
         let rows = sqlx::query(
-            "SELECT * FROM webhooks WHERE key_id = ? AND deleted_at IS NULL \
+            "SELECT * FROM webhooks WHERE (? IS NULL OR key_id = ?) AND deleted_at IS NULL \
              ORDER BY created_at, id",
         )
+        .bind(key_id)
         .bind(key_id)
         .fetch_all(&self.pool)
         .await?;
@@ -320,9 +323,10 @@ impl WebhookStore for SqliteStore {
             std::collections::HashMap::new();
         for k in sqlx::query(
             "SELECT webhook_id, kind FROM webhook_kinds WHERE webhook_id IN \
-             (SELECT id FROM webhooks WHERE key_id = ? AND deleted_at IS NULL) \
+             (SELECT id FROM webhooks WHERE (? IS NULL OR key_id = ?) AND deleted_at IS NULL) \
              ORDER BY webhook_id, kind",
         )
+        .bind(key_id)
         .bind(key_id)
         .fetch_all(&self.pool)
         .await?
@@ -354,13 +358,20 @@ impl WebhookStore for SqliteStore {
         }
     }
 
-    async fn delete_webhook(&self, id: &str, key_id: &str, at: DateTime<Utc>) -> StoreResult<bool> {
+    async fn delete_webhook(
+        &self,
+        id: &str,
+        key_id: Option<&str>,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
         let mut tx = self.write().await?;
         let done = sqlx::query(
-            "UPDATE webhooks SET deleted_at = ? WHERE id = ? AND key_id = ? AND deleted_at IS NULL",
+            "UPDATE webhooks SET deleted_at = ? WHERE id = ? AND (? IS NULL OR key_id = ?) \
+             AND deleted_at IS NULL",
         )
         .bind(format_time(&at))
         .bind(id)
+        .bind(key_id)
         .bind(key_id)
         .execute(&mut *tx)
         .await?;
@@ -502,7 +513,8 @@ impl WebhookStore for SqliteStore {
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
              LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL \
-             LEFT JOIN api_keys k ON k.id = d.key_id \
+             AND w.key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL) \
+             LEFT JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL \
              WHERE d.status = 'pending' AND d.next_attempt_ms <= ? \
              AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?) \
              ORDER BY d.next_attempt_ms, d.created_at, d.id LIMIT ?",

@@ -243,3 +243,26 @@ async fn the_key_route_describes_the_calling_key() {
         "missing API key: send `Authorization: Bearer ut_live_…`",
     );
 }
+
+#[tokio::test]
+async fn a_revoked_keys_mcp_access_ends_with_the_next_message() {
+    // MCP here is stateless: every message is authenticated on its own, so no session
+    // outlives its key.
+    let svc = Service::new().await;
+    let (record, key) = svc.issue("org-a", Scope::ReadWrite, Plan::default()).await;
+    let (is_error, _) = tool(&svc, &key, "list_webhooks", json!({})).await;
+    assert!(!is_error);
+    assert!(
+        svc.store
+            .revoke_key(&record.id, svc.now())
+            .await
+            .expect("the store answers")
+    );
+    let reply = rpc(&svc, Some(&key), "tools/list", json!({})).await;
+    assert_error(
+        &reply,
+        StatusCode::UNAUTHORIZED,
+        "UNAUTHORIZED",
+        "this API key has been revoked",
+    );
+}

@@ -15,6 +15,7 @@ mod unreadable;
 mod usage;
 mod validate;
 mod vectors;
+mod webhooks;
 
 use std::fs;
 use std::io::{self, Write};

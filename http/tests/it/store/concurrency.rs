@@ -513,7 +513,7 @@ pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(stor
             let deleting = Arc::clone(&store);
             let id = format!("wh_{}", i / 20);
             tasks.spawn(async move {
-                let deleted = deleting.delete_webhook(&id, "key_d", at(20)).await?;
+                let deleted = deleting.delete_webhook(&id, Some("key_d"), at(20)).await?;
                 assert!(deleted, "{id} is deleted once");
                 Ok(())
             });

@@ -203,6 +203,7 @@ conformance! {
     queue::expired_leases_requeue_then_fail,
     webhooks::webhooks_are_created_listed_and_deleted,
     webhooks::emit_queues_one_delivery_per_target_once,
+    webhooks::revoking_a_key_stops_its_endpoints_at_once,
     webhooks::claimed_deliveries_are_leased,
     webhooks::finishing_a_delivery_records_the_attempt,
     webhooks::deliveries_page_newest_first,

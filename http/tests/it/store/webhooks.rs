@@ -70,11 +70,11 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
         store.create_webhook(w).await.expect("create_webhook");
     }
     assert_eq!(
-        store.list_webhooks("key_a").await.expect("list"),
+        store.list_webhooks(Some("key_a")).await.expect("list"),
         vec![both.clone(), later.clone()]
     );
     assert_eq!(
-        store.list_webhooks("key_b").await.expect("list"),
+        store.list_webhooks(Some("key_b")).await.expect("list"),
         vec![other_key.clone()]
     );
     assert_eq!(
@@ -90,25 +90,25 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
 
     assert!(
         !store
-            .delete_webhook("wh_1", "key_b", at(3_000))
+            .delete_webhook("wh_1", Some("key_b"), at(3_000))
             .await
             .expect("delete"),
         "another key's endpoint is not deleted"
     );
     assert!(
         store
-            .delete_webhook("wh_1", "key_a", at(3_000))
+            .delete_webhook("wh_1", Some("key_a"), at(3_000))
             .await
             .expect("delete")
     );
     assert!(
         !store
-            .delete_webhook("wh_1", "key_a", at(4_000))
+            .delete_webhook("wh_1", Some("key_a"), at(4_000))
             .await
             .expect("delete")
     );
     assert_eq!(
-        store.list_webhooks("key_a").await.expect("list"),
+        store.list_webhooks(Some("key_a")).await.expect("list"),
         vec![later]
     );
     assert_eq!(store.webhook("wh_1", "key_a").await.expect("webhook"), None);
@@ -292,6 +292,76 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
     ];
     expected.sort();
     assert_eq!(claimed, expected);
+}
+
+pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn Store>) {
+    let revoked = stored_key(&*store, "key_a").await;
+    let other = stored_key(&*store, "key_b").await;
+    let gone = webhook("wh_gone", &revoked, &[ANOMALY], 0);
+    let kept = webhook("wh_kept", &other, &[ANOMALY], 1);
+    for w in [&gone, &kept] {
+        store.create_webhook(w).await.expect("create_webhook");
+    }
+    // Queued before the revocation: one delivery to each endpoint, and one to the
+    // revoked key's ingest URL.
+    let ready = event(
+        "ev_ready",
+        READY,
+        "dep_1",
+        Targets::Subscribers(Some(DirectTarget {
+            endpoint: "ingest:s_1".to_owned(),
+            key_id: revoked.id.clone(),
+            url: "https://client.example/s_1".to_owned(),
+        })),
+        0,
+    );
+    assert_eq!(emit(&*store, &[anomaly("ev_1", 10), ready], 10).await, 3);
+    assert!(store.revoke_key(&revoked.id, at(20)).await.expect("revoke"));
+    // What was pending for the revoked key is cancelled, saying why.
+    let cancelled = store
+        .deliveries("wh_gone", None, 10)
+        .await
+        .expect("deliveries");
+    assert_eq!(cancelled.len(), 1);
+    assert_eq!(cancelled[0].status, DeliveryStatus::Failed);
+    assert_eq!(
+        cancelled[0].error.as_deref(),
+        Some("cancelled: the API key that registered the endpoint was revoked")
+    );
+    assert_eq!(cancelled[0].completed_at, Some(at(20)));
+    // Only the other key's delivery is claimed; later events reach only its endpoint,
+    // and a test event to the revoked key's endpoint queues nothing.
+    let claimed = claim_all(&*store, T0 + 30).await;
+    assert_eq!(
+        claimed.iter().map(|j| j.url.as_str()).collect::<Vec<_>>(),
+        ["https://hooks.example/wh_kept"]
+    );
+    assert_eq!(emit(&*store, &[anomaly("ev_2", 40)], 40).await, 1);
+    let test = event(
+        "ev_test",
+        "webhook.test",
+        "dep_1",
+        Targets::Webhook("wh_gone".to_owned()),
+        50,
+    );
+    assert_eq!(emit(&*store, &[test], 50).await, 0);
+    // The operator still sees the endpoint, and can delete it.
+    let all = store.list_webhooks(None).await.expect("list");
+    assert_eq!(
+        all.iter().map(|w| w.id.as_str()).collect::<Vec<_>>(),
+        ["wh_gone", "wh_kept"]
+    );
+    assert!(
+        store
+            .delete_webhook("wh_gone", None, at(60))
+            .await
+            .expect("delete")
+    );
+    assert_eq!(
+        store.list_webhooks(None).await.expect("list").len(),
+        1,
+        "deleted by the operator"
+    );
 }
 
 pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {

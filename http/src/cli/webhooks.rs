@@ -1,0 +1,124 @@
+//! `undertone webhooks list|delete`: every webhook endpoint of the service's database,
+//! whichever key registered it (the operator's view; the API shows a key its own).
+
+use chrono::{SecondsFormat, Utc};
+use clap::{Args, Subcommand};
+
+use super::keys::{DatabaseArg, open, runtime};
+
+/// `undertone webhooks …`.
+#[derive(Debug, Args)]
+pub struct WebhooksArgs {
+    #[command(subcommand)]
+    command: WebhooksCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum WebhooksCommand {
+    /// List every active endpoint, with the key that registered it and whether that
+    /// key was revoked (a revoked key's endpoints receive nothing).
+    List(ListArgs),
+    /// Delete an endpoint by id, whichever key registered it; its pending deliveries
+    /// are cancelled.
+    Delete(DeleteArgs),
+}
+
+#[derive(Debug, Args)]
+struct ListArgs {
+    #[command(flatten)]
+    database: DatabaseArg,
+}
+
+#[derive(Debug, Args)]
+struct DeleteArgs {
+    /// The endpoint's id, as `webhooks list` shows it (`wh_…`).
+    id: String,
+    #[command(flatten)]
+    database: DatabaseArg,
+}
+
+/// Runs a `webhooks` command; returns the exit status.
+pub fn run(args: &WebhooksArgs) -> u8 {
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    match rt.block_on(run_async(args)) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            1
+        }
+    }
+}
+
+/// A URL without its query string and fragment, which may carry credentials.
+fn without_query(url: &str) -> String {
+    match url.find(['?', '#']) {
+        Some(at) => format!("{}?…", &url[..at]),
+        None => url.to_owned(),
+    }
+}
+
+async fn run_async(args: &WebhooksArgs) -> Result<u8, String> {
+    match &args.command {
+        WebhooksCommand::List(a) => {
+            let store = open(&a.database).await?;
+            let keys = store.list_keys().await.map_err(|e| e.to_string())?;
+            let hooks = store.list_webhooks(None).await.map_err(|e| e.to_string())?;
+            println!(
+                "{:<35}  {:<16}  {:<36}  {:<8}  {:<8}  {:<20}  url",
+                "id", "org", "key", "key is", "failures", "created"
+            );
+            for w in hooks {
+                let state = match keys.iter().find(|k| k.id == w.key_id) {
+                    Some(k) if k.revoked_at.is_some() => "revoked",
+                    Some(_) => "active",
+                    None => "missing",
+                };
+                println!(
+                    "{:<35}  {:<16}  {:<36}  {:<8}  {:<8}  {:<20}  {}",
+                    w.id,
+                    w.org_id,
+                    w.key_id,
+                    state,
+                    w.failure_count,
+                    w.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    without_query(&w.url)
+                );
+            }
+            Ok(0)
+        }
+        WebhooksCommand::Delete(a) => {
+            let store = open(&a.database).await?;
+            if store
+                .delete_webhook(&a.id, None, Utc::now())
+                .await
+                .map_err(|e| e.to_string())?
+            {
+                println!("deleted {}", a.id);
+                Ok(0)
+            } else {
+                eprintln!("error: no active webhook with id {}", a.id);
+                Ok(2)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_query;
+
+    #[test]
+    fn query_strings_are_not_printed() {
+        assert_eq!(
+            without_query("https://h.example/in?token=s3cret#x"),
+            "https://h.example/in?…"
+        );
+        assert_eq!(
+            without_query("https://h.example/in"),
+            "https://h.example/in"
+        );
+    }
+}
