@@ -36,9 +36,12 @@ pub struct Precharged;
 
 /// Middleware: 401, 403 or 429 before the handler runs; rate-limit headers after.
 ///
-/// `POST /drift` is checked here but counted by its handler, in the transaction that
-/// starts the session, so a drift request that starts no session (invalid body, full
-/// queue) spends no quota. A [`Precharged`] request is checked for scope and, for
+/// Every request with a valid key counts against the key's request windows (hour and
+/// day), whatever its answer (400, 403, 503 …), except a 429 (SPEC.md §8). `POST
+/// /drift` also has a drift-session window: checked here, but counted by its handler,
+/// in the transaction that starts the session, so a drift request that starts no
+/// session (invalid body, full queue) spends a request but no drift session. A
+/// [`Precharged`] request was counted at `POST /mcp`: it is checked for scope and, for
 /// drift, the drift window, but not counted again.
 pub async fn authenticate(
     State(state): State<AppState>,
@@ -54,59 +57,83 @@ pub async fn authenticate(
     let is_write = !(method == Method::GET || method == Method::HEAD);
     let is_drift = method == Method::POST && request.uri().path().ends_with("/drift");
     let precharged = request.extensions().get::<Precharged>().is_some();
-    let mut windows = limits::windows_for(&key.plan, now, is_drift);
+    let (drift_windows, mut windows): (Vec<Window>, Vec<Window>) =
+        limits::windows_for(&key.plan, now, is_drift)
+            .into_iter()
+            .partition(|w| w.kind == limits::WindowKind::DriftHour);
     if precharged {
-        windows.retain(|w| w.kind == limits::WindowKind::DriftHour);
+        windows.clear();
     }
 
     if is_write && key.scope == Scope::ReadOnly {
-        let used = match state.store.usage(&key.id, &windows).await {
-            Ok(u) => u,
+        // Refused, and counted: a 403 is a request like any other. The headers show
+        // the most constrained window, the drift-session window included.
+        let mut quota = match state.store.charge(&key.id, &windows).await {
+            Ok(Decision::Allowed(q) | Decision::Refused(q)) => q,
             Err(e) => return ApiError::from(e).into_response(),
         };
+        if !drift_windows.is_empty() {
+            match state.store.usage(&key.id, &drift_windows).await {
+                Ok(used) => {
+                    let d = limits::most_constrained(&drift_windows, &used, 0);
+                    if (d.remaining, d.reset) < (quota.remaining, quota.reset) {
+                        quota = d;
+                    }
+                }
+                Err(e) => return ApiError::from(e).into_response(),
+            }
+        }
         let mut response = ApiError::new(
             Code::Forbidden,
             format!("this key is read-only; {method} needs a read-write key"),
         )
         .into_response();
-        set_quota(
-            response.headers_mut(),
-            limits::most_constrained(&windows, &used, 0),
-        );
+        set_quota(response.headers_mut(), quota);
         return response;
     }
 
-    let (quota, deferred) = if precharged && !is_drift {
-        // Counted at `POST /mcp`: the headers of this inner answer are not sent.
-        (limits::most_constrained(&windows, &[], 0), None)
-    } else if is_drift {
-        let used = match state.store.usage(&key.id, &windows).await {
+    // A full drift-session window refuses the request before anything is counted.
+    let mut drift_quota = None;
+    if !drift_windows.is_empty() {
+        let used = match state.store.usage(&key.id, &drift_windows).await {
             Ok(u) => u,
             Err(e) => return ApiError::from(e).into_response(),
         };
-        match limits::decide(&windows, &used) {
+        match limits::decide(&drift_windows, &used) {
             Decision::Refused(q) => return rate_limited(&key, q, now, true),
-            Decision::Allowed(_) => (
-                limits::most_constrained(&windows, &used, 0),
-                Some(Arc::from(windows)),
-            ),
+            Decision::Allowed(_) => {
+                drift_quota = Some(limits::most_constrained(&drift_windows, &used, 0));
+            }
         }
+    }
+    // Counted at `POST /mcp` when there is nothing to count here: the headers of
+    // that inner answer are not sent.
+    let request_quota = if windows.is_empty() {
+        None
     } else {
         match charge(&state, &key, &windows, now).await {
-            Ok(q) => (q, None),
+            Ok(q) => Some(q),
             Err(refused) => return refused,
         }
     };
+    let deferred = (!drift_windows.is_empty()).then(|| Arc::from(drift_windows));
     request.extensions_mut().insert(Caller {
         key: Arc::new(key),
         deferred,
     });
     let mut response = next.run(request).await;
-    let quota = response
+    // The handler's quota, when it counted a drift session, is the drift window's
+    // after counting; the headers show the most constrained window.
+    let drift_quota = response
         .extensions()
         .get::<Quota>()
         .copied()
-        .unwrap_or(quota);
+        .or(drift_quota);
+    let quota = [request_quota, drift_quota]
+        .into_iter()
+        .flatten()
+        .min_by_key(|q| (q.remaining, q.reset))
+        .unwrap_or_else(|| limits::most_constrained(&[], &[], 0));
     set_quota(response.headers_mut(), quota);
     response
 }

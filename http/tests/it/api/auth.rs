@@ -176,7 +176,7 @@ async fn revoking_one_key_leaves_the_others_working() {
 }
 
 #[tokio::test]
-async fn a_read_only_key_cannot_write_and_spends_no_quota_trying() {
+async fn a_read_only_key_cannot_write_and_each_refusal_counts() {
     let svc = Service::new().await;
     let (_, read_only) = svc.issue(ORG, Scope::ReadOnly, Plan::default()).await;
 
@@ -189,7 +189,8 @@ async fn a_read_only_key_cannot_write_and_spends_no_quota_trying() {
         "FORBIDDEN",
         "this key is read-only; POST needs a read-write key",
     );
-    assert_quota(&reply, 1000, 1000, HOUR_END);
+    // SPEC.md §8: every request counts, refused ones too; only a 429 does not.
+    assert_quota(&reply, 1000, 999, HOUR_END);
 
     let reply = svc
         .post_as("/api/v1/drift", Some(&read_only), &drift_body())
@@ -204,7 +205,7 @@ async fn a_read_only_key_cannot_write_and_spends_no_quota_trying() {
     assert_quota(&reply, 10, 10, HOUR_END);
 
     assert_eq!(svc.queue_depth().await, 0);
-    // The refused writes counted nothing: the first read is the first request.
+    // The two refused writes counted as requests (but started no drift session).
     let reply = svc
         .get_as(
             &format!("/api/v1/intelligence/{}", unknown_id()),
@@ -217,7 +218,7 @@ async fn a_read_only_key_cannot_write_and_spends_no_quota_trying() {
         "NOT_FOUND",
         "session not found",
     );
-    assert_quota(&reply, 1000, 999, HOUR_END);
+    assert_quota(&reply, 1000, 997, HOUR_END);
 }
 
 #[tokio::test]
@@ -298,7 +299,7 @@ async fn every_authenticated_response_carries_the_rate_limit_headers() {
         .post_as("/api/v1/ingest", Some(&read_only), &refund())
         .await;
     assert_eq!(forbidden.status, StatusCode::FORBIDDEN);
-    assert_quota(&forbidden, 1000, 1000, HOUR_END);
+    assert_quota(&forbidden, 1000, 999, HOUR_END);
 
     let first = svc
         .get_as(&format!("/api/v1/drift/{}", unknown_id()), Some(&tiny))

@@ -1,5 +1,5 @@
 //! Rate limits on a manual clock: the hour, day and drift windows, their headers, and
-//! that a refused request spends nothing.
+//! that a 429 spends nothing while every other answer (400, 403, 503) counts.
 
 use axum::http::StatusCode;
 use undertone_http::keys::Scope;
@@ -213,7 +213,7 @@ async fn the_11th_drift_in_an_hour_is_429_while_other_routes_pass() {
 }
 
 #[tokio::test]
-async fn a_drift_request_that_starts_no_session_uses_no_drift_session() {
+async fn a_drift_request_that_starts_no_session_counts_as_a_request_only() {
     let svc = Service::new().await;
     let body = drift_body();
     let mut invalid = body.clone();
@@ -225,7 +225,12 @@ async fn a_drift_request_that_starts_no_session_uses_no_drift_session() {
             StatusCode::BAD_REQUEST,
             "invalid {n}: {reply:?}"
         );
+        // The drift-session window (10, none used) is the most constrained.
+        assert_quota(&reply, 10, 10, HOUR_END);
     }
+    // SPEC.md §8: every request counts against the request windows, a 400 too.
+    let read = cheap(&svc, &svc.key).await;
+    assert_quota(&read, 1000, 996, HOUR_END);
     // SPEC.md §4 and §8 limit drift *sessions* to 10 per hour per key, and the 429
     // says "10 drift sessions per window"; the three refused bodies started none, so
     // all ten are still there.
