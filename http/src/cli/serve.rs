@@ -39,6 +39,10 @@ pub struct ServeArgs {
     /// renews its lease every third of this, so only a stopped worker loses its job.
     #[arg(long, default_value_t = 60)]
     lease_seconds: u64,
+    /// Delete stored inputs and results (sessions, webhook events and their delivery
+    /// logs, history, reports) older than this many days, hourly. Off by default.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    retain_days: Option<u32>,
     /// Seconds a job may spend scoring before it ends `failed`, saying so (at least 1).
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     job_time_budget: u64,
@@ -144,6 +148,9 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     let running = Workers::spawn(&state, workers);
     let deliverer = Deliverer::spawn(&state, sender);
     let scheduler = Scheduler::spawn(&state);
+    let retention = args
+        .retain_days
+        .map(|days| crate::retention::spawn(&state, days));
     println!("undertone: listening on http://{addr} ({workers} workers, database {url})");
     tracing::info!(%addr, workers, database = %url, "listening");
     axum::serve(listener, api::app(state))
@@ -153,6 +160,9 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     tracing::info!("no longer accepting requests; finishing jobs in progress");
     running.shutdown().await;
     scheduler.shutdown().await;
+    if let Some(retention) = retention {
+        retention.abort();
+    }
     if let Some(notifications) = notifications {
         notifications.abort();
     }

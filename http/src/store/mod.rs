@@ -266,6 +266,19 @@ pub struct Reaped {
     pub failed: u32,
 }
 
+/// What a retention sweep ([`Store::purge`]) deleted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Purged {
+    /// Finished sessions, with their stored input and result.
+    pub sessions: u64,
+    /// Webhook events whose every delivery had finished, with their deliveries.
+    pub events: u64,
+    /// Rows of the deployment history (per-conversation scores).
+    pub history: u64,
+    /// User Health Reports.
+    pub reports: u64,
+}
+
 /// The storage the service runs on.
 #[async_trait]
 pub trait Store: WebhookStore + Send + Sync + 'static {
@@ -326,6 +339,12 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     /// Extends a claimed job's lease to `until_ms` (the worker's heartbeat); false when
     /// the claim is no longer current.
     async fn renew(&self, job: &Job, until_ms: i64) -> StoreResult<bool>;
+    /// Deletes what was stored before `before` (`--retain-days`): finished sessions
+    /// with their input and result, webhook events none of whose deliveries is still
+    /// pending (with the deliveries and their attempts), history rows of conversations
+    /// that started before it, and reports. Keys, endpoints, deploy markers and
+    /// unfinished work stay.
+    async fn purge(&self, before: DateTime<Utc>) -> StoreResult<Purged>;
 
     /// Starts a task that wakes this process's idle workers when another process
     /// queues a job or a delivery; `None` when the backend has no such signal (the

@@ -198,7 +198,7 @@ async fn exchange(
     };
     let mut response = match tokio::time::timeout_at(deadline, request.send()).await {
         Ok(Ok(r)) => r,
-        Ok(Err(e)) => return Sent::failed(describe(&e)),
+        Ok(Err(e)) => return Sent::failed(describe_request_error(e)),
         Err(_) => return Sent::failed(timed_out()),
     };
     let status = response.status();
@@ -217,7 +217,10 @@ async fn exchange(
             }
             Ok(Ok(None)) => break,
             Ok(Err(e)) => {
-                read_error = Some(format!("reading the answer failed: {}", describe(&e)));
+                read_error = Some(format!(
+                    "reading the answer failed: {}",
+                    describe_request_error(e)
+                ));
                 break;
             }
             Err(_) => {
@@ -247,6 +250,19 @@ async fn exchange(
 }
 
 /// An error with its causes, on one line.
+/// A failed exchange, for the stored attempt: the error chain, with the URL shown
+/// without its query string and fragment (they may hold a credential).
+fn describe_request_error(e: reqwest::Error) -> String {
+    let to = e
+        .url()
+        .map(|u| format!("{}{}", u.origin().ascii_serialization(), u.path()));
+    let text = describe(&e.without_url());
+    match to {
+        Some(to) => format!("{text} (to {to})"),
+        None => text,
+    }
+}
+
 fn describe(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut source = e.source();

@@ -26,8 +26,8 @@ use tokio::task::JoinHandle;
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Reaped, SessionKind, SessionRecord,
-    SessionStatus, Store, StoreError, StoreResult, Wake,
+    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, Reaped, SessionKind,
+    SessionRecord, SessionStatus, Store, StoreError, StoreResult, Wake,
 };
 use crate::keys::Scope;
 use crate::limits::{self, Decision, Plan, Window};
@@ -610,6 +610,65 @@ impl Store for PgStore {
         .await?;
         tx.commit().await?;
         Ok(held.rows_affected() == 1)
+    }
+
+    async fn purge(&self, before: DateTime<Utc>) -> StoreResult<Purged> {
+        let mut tx = self.pool.begin().await?;
+        let cutoff = ms(&before);
+        sqlx::query(concat!(
+            "DELETE FROM session_inputs WHERE session_id IN (",
+            "SELECT id FROM sessions WHERE created_at < $1 AND status IN ('complete', 'failed'))"
+        ))
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?;
+        let sessions = sqlx::query(
+            "DELETE FROM sessions WHERE created_at < $1 AND status IN ('complete', 'failed')",
+        )
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        sqlx::query(concat!(
+            "DELETE FROM delivery_attempts WHERE delivery_id IN ",
+            "(SELECT id FROM deliveries WHERE event_id IN (",
+            "SELECT id FROM webhook_events e WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending')))"
+        ))
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(concat!(
+            "DELETE FROM deliveries WHERE event_id IN (",
+            "SELECT id FROM webhook_events e WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending'))"
+        ))
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?;
+        let events = sqlx::query(concat!(
+            "DELETE FROM webhook_events WHERE id IN (",
+            "SELECT id FROM webhook_events e WHERE e.created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending'))"
+        ))
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        let history = sqlx::query("DELETE FROM conversation_history WHERE started_at_ms < $1")
+            .bind(before.timestamp_millis())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        let reports = sqlx::query("DELETE FROM health_reports WHERE created_at < $1")
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(Purged {
+            sessions,
+            events,
+            history,
+            reports,
+        })
     }
 
     fn listen(&self, wake: Wake) -> Option<JoinHandle<()>> {

@@ -15,8 +15,8 @@ use sqlx::{Row, Sqlite, Transaction};
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Reaped, SessionKind, SessionRecord,
-    SessionStatus, Store, StoreError, StoreResult, format_time, parse_time,
+    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, Reaped, SessionKind,
+    SessionRecord, SessionStatus, Store, StoreError, StoreResult, format_time, parse_time,
 };
 use crate::keys::Scope;
 use crate::limits::{self, Decision, Plan, Window};
@@ -45,6 +45,7 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
+        create_private(options.get_filename())?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
@@ -55,6 +56,25 @@ impl SqliteStore {
 
     async fn write(&self) -> StoreResult<Transaction<'static, Sqlite>> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+}
+
+/// Creates a missing database file readable and writable by its owner only (0600):
+/// it holds conversations. SQLite gives the `-wal` and `-shm` files it creates beside
+/// it the database file's permissions. An existing file is left as it is.
+fn create_private(path: &std::path::Path) -> StoreResult<()> {
+    if path.as_os_str().is_empty() || path.as_os_str() == ":memory:" || path.exists() {
+        return Ok(());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        // Another process created it first: it is that process's file now.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(StoreError::Database(sqlx::Error::Io(e))),
     }
 }
 
@@ -521,5 +541,64 @@ impl Store for SqliteStore {
         .await?;
         tx.commit().await?;
         Ok(held.rows_affected() == 1)
+    }
+
+    async fn purge(&self, before: DateTime<Utc>) -> StoreResult<Purged> {
+        let mut tx = self.write().await?;
+        let cutoff = format_time(&before);
+        sqlx::query(concat!(
+            "DELETE FROM session_inputs WHERE session_id IN (",
+            "SELECT id FROM sessions WHERE created_at < ? AND status IN ('complete', 'failed'))"
+        ))
+        .bind(&cutoff)
+        .execute(&mut *tx)
+        .await?;
+        let sessions = sqlx::query(
+            "DELETE FROM sessions WHERE created_at < ? AND status IN ('complete', 'failed')",
+        )
+        .bind(&cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        sqlx::query(concat!(
+            "DELETE FROM delivery_attempts WHERE delivery_id IN ",
+            "(SELECT id FROM deliveries WHERE event_id IN (",
+            "SELECT id FROM webhook_events e WHERE e.created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending')))"
+        ))
+        .bind(&cutoff)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(concat!(
+            "DELETE FROM deliveries WHERE event_id IN (",
+            "SELECT id FROM webhook_events e WHERE e.created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending'))"
+        ))
+        .bind(&cutoff)
+        .execute(&mut *tx)
+        .await?;
+        let events = sqlx::query(concat!(
+            "DELETE FROM webhook_events WHERE id IN (",
+            "SELECT id FROM webhook_events e WHERE e.created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending'))"
+        ))
+            .bind(&cutoff)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        let history = sqlx::query("DELETE FROM conversation_history WHERE started_at_ms < ?")
+            .bind(before.timestamp_millis())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        let reports = sqlx::query("DELETE FROM health_reports WHERE created_at < ?")
+            .bind(&cutoff)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(Purged {
+            sessions,
+            events,
+            history,
+            reports,
+        })
     }
 }

@@ -211,3 +211,23 @@ async fn any_key_of_the_org_reads_its_sessions_and_no_other_org_does() {
         assert_eq!(stranger.body, unknown.body);
     }
 }
+
+#[tokio::test]
+async fn with_retention_a_session_older_than_the_window_is_deleted() {
+    let svc = Service::new().await;
+    let old = svc.ingest(&refund()).await;
+    assert!(svc.run_one().await);
+    svc.advance(10 * 86_400);
+    let recent = svc.ingest(&refund()).await;
+    assert!(svc.run_one().await);
+    // Nothing is deleted by default; with 7 days kept, the 10-day-old session goes.
+    let purged = undertone_http::retention::sweep(&svc.state, 7)
+        .await
+        .expect("the store answers");
+    assert_eq!(purged.sessions, 1);
+    let gone = svc.get(&format!("/api/v1/intelligence/{old}")).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "{gone:?}");
+    let kept = svc.get(&format!("/api/v1/intelligence/{recent}")).await;
+    assert_eq!(kept.status, StatusCode::OK, "{kept:?}");
+    assert_eq!(kept.json()["status"], "complete");
+}

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use undertone_core::monitor::ConversationPoint;
 use undertone_http::store::{
-    DeployRecord, Effects, KeyRecord, Measured, NewDeploy, Outcome, ReportRecord, Store, Targets,
+    AttemptRecord, DeployRecord, Effects, KeyRecord, Measured, NewDeploy, NextStep, Outcome,
+    Purged, ReportRecord, Store, Targets,
 };
 
 use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
@@ -425,4 +426,103 @@ pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dy
     let mut events = delivered().await;
     events.sort();
     assert_eq!(events, ["ev_0", "ev_1", "ev_2", "ev_3"]);
+}
+
+pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    store
+        .create_webhook(&webhook("wh_1", &k, &[UHR], 0))
+        .await
+        .expect("create_webhook");
+    // Old: a finished session with a history row, a report whose event was delivered,
+    // and one whose delivery is still pending.
+    let old_point = Effects {
+        history: vec![point("conv_old", 0, 0.2)],
+        ..Effects::default()
+    };
+    finish_with(&*store, &k, "s_old", "dep_1", &old_point, 0).await;
+    let delivered = event("ev_done", UHR, "dep_1", Targets::Subscribers(None), 2);
+    let waiting = event("ev_wait", UHR, "dep_1", Targets::Subscribers(None), 3);
+    for (r, e) in [("uhr_done", &delivered), ("uhr_wait", &waiting)] {
+        assert!(
+            store
+                .save_report(&report(r, "dep_1", 2), e, at(2))
+                .await
+                .expect("save_report")
+        );
+    }
+    let jobs = store
+        .claim_deliveries(T0 + 10, 10_000, 10, 5)
+        .await
+        .expect("claim");
+    let done = jobs
+        .iter()
+        .find(|j| j.body == delivered.body)
+        .expect("claimed");
+    let ok = AttemptRecord {
+        attempt: 1,
+        started_at: at(10),
+        duration_ms: Some(5),
+        response_status: Some(200),
+        error: None,
+        response_body: None,
+    };
+    assert!(
+        store
+            .finish_delivery(done, &ok, NextStep::Succeeded)
+            .await
+            .expect("finish")
+    );
+    // New: a finished session with its history row, two days later.
+    let new_point = Effects {
+        history: vec![point("conv_new", 2 * DAY, 0.3)],
+        ..Effects::default()
+    };
+    finish_with(&*store, &k, "s_new", "dep_1", &new_point, 2 * DAY).await;
+    // Old but never finished (enqueued last, so the claims above did not take it).
+    store
+        .enqueue(&ingest("s_waiting", &k, Some("dep_1"), 1), 100, None)
+        .await
+        .expect("enqueue");
+
+    let purged = store.purge(at(DAY)).await.expect("purge");
+    assert_eq!(
+        purged,
+        Purged {
+            sessions: 1,
+            events: 1,
+            history: 1,
+            reports: 2,
+        }
+    );
+    let session = async |id: &str| store.session(id, ORG).await.expect("session").is_some();
+    assert!(!session("s_old").await, "a finished old session is gone");
+    assert!(session("s_waiting").await, "unfinished work stays");
+    assert!(session("s_new").await);
+    let rows = store
+        .history(ORG, "dep_1", 0, i64::MAX)
+        .await
+        .expect("history");
+    assert_eq!(
+        rows.iter()
+            .map(|p| p.conversation_id.as_str())
+            .collect::<Vec<_>>(),
+        ["conv_new"]
+    );
+    assert!(
+        store
+            .reports(ORG, "dep_1")
+            .await
+            .expect("reports")
+            .is_empty()
+    );
+    // The pending delivery (and so its event) stays until it is done.
+    let log = store.deliveries("wh_1", None, 10).await.expect("log");
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].event_id, "ev_wait");
+    // A second sweep finds nothing more.
+    assert_eq!(
+        store.purge(at(DAY)).await.expect("purge"),
+        Purged::default()
+    );
 }

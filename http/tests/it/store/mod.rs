@@ -187,6 +187,7 @@ macro_rules! conformance {
 }
 
 conformance! {
+    history::purge_deletes_only_what_is_older_than_the_window,
     keys_limits::keys_are_listed_found_and_revoked,
     keys_limits::the_first_key_is_created_once,
     keys_limits::charge_admits_the_hourly_limit_then_refuses,
@@ -221,4 +222,27 @@ conformance! {
     concurrency::racing_reports_are_saved_once,
     concurrency::concurrent_finishes_sharing_conversations_all_commit,
     concurrency::deleting_webhooks_while_attempts_finish_never_deadlocks,
+}
+
+/// The SQLite file and the `-wal` and `-shm` files beside it are readable by their
+/// owner only: they hold conversations.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_sqlite_files_are_created_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("private.db");
+    let store = store::sqlite::SqliteStore::open(&format!("sqlite://{}", path.display()))
+        .await
+        .expect("opens");
+    // A write, so that the WAL and its index exist.
+    stored_key(&store, "key_p").await;
+    for suffix in ["", "-wal", "-shm"] {
+        let file = format!("{}{suffix}", path.display());
+        let mode = std::fs::metadata(&file)
+            .unwrap_or_else(|e| panic!("{file}: {e}"))
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{file}: {:o}", mode & 0o777);
+    }
 }

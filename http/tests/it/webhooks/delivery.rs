@@ -786,3 +786,36 @@ async fn retry_after_is_honoured_within_the_delay_and_twice_it() {
     );
     hooks.stop().await;
 }
+
+#[tokio::test]
+async fn a_stored_delivery_error_never_holds_the_urls_query_string() {
+    let mut hooks = Hooks::new().await;
+    // A port nobody listens on, and a credential in the query string.
+    let port = {
+        let probe = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        probe.local_addr().expect("address").port()
+    };
+    let (hook, _) = hooks
+        .register(
+            &format!("http://127.0.0.1:{port}/hook?token=s3cret-token"),
+            &[KIND],
+        )
+        .await;
+    hooks.start("0,1", DEADLINE);
+    assert_eq!(hooks.emit(&event("evt-query", KIND)).await, 1);
+    let failing = hooks
+        .delivery_when(&hook, "one finished attempt", |d| {
+            d.attempt_log
+                .first()
+                .is_some_and(|a| a.duration_ms.is_some())
+        })
+        .await;
+    let error = failing.attempt_log[0].error.clone().unwrap_or_default();
+    assert!(
+        error.to_ascii_lowercase().contains("connection refused"),
+        "{error}"
+    );
+    assert!(!error.contains("s3cret"), "{error}");
+    assert!(!error.contains("token="), "{error}");
+    hooks.stop().await;
+}
