@@ -755,7 +755,7 @@ export interface components {
          * @description The service's health.
          * @example {
          *       "status": "ok",
-         *       "scorer_version": "1.1.0",
+         *       "scorer_version": "2.0.0",
          *       "queue_depth": 3
          *     }
          */
@@ -766,9 +766,10 @@ export interface components {
             scorer_version: string;
             /**
              * Format: int64
-             * @description Jobs waiting or running.
+             * @description Jobs waiting or running; shown only to a caller with a valid key (the queue's
+             *     depth is the service's load, not for anyone who can reach it).
              */
-            queue_depth: number;
+            queue_depth?: number | null;
         };
         /**
          * @description The 202 answer to an ingest.

@@ -95,8 +95,10 @@ pub fn verify_standard(
     now: i64,
     tolerance_secs: i64,
 ) -> bool {
-    if (now - timestamp).abs() > tolerance_secs {
-        return false;
+    // Checked: a hostile timestamp (i64::MIN, i64::MAX) is refused, not an overflow.
+    match now.checked_sub(timestamp).and_then(i64::checked_abs) {
+        Some(skew) if skew <= tolerance_secs => {}
+        _ => return false,
     }
     let Ok(key) = standard_key(secret) else {
         return false;
@@ -191,6 +193,25 @@ mod tests {
     const STD_TS: i64 = 1_614_265_330;
     const STD_BODY: &[u8] = br#"{"test": 2432232314}"#;
     const STD_SIG: &str = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+
+    #[test]
+    fn extreme_timestamps_are_refused_without_overflow() {
+        for (timestamp, now) in [
+            (i64::MIN, 0),
+            (i64::MAX, -1),
+            (i64::MIN, i64::MAX),
+            (0, i64::MIN),
+        ] {
+            assert!(
+                !verify_standard(STD_SECRET, STD_ID, timestamp, STD_BODY, STD_SIG, now, 300),
+                "{timestamp} at {now}"
+            );
+        }
+        // The vector itself still verifies at its own time.
+        assert!(verify_standard(
+            STD_SECRET, STD_ID, STD_TS, STD_BODY, STD_SIG, STD_TS, 300
+        ));
+    }
 
     #[test]
     fn github_vector() {

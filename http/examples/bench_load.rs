@@ -461,8 +461,9 @@ fn load_connection(o: &Opts, n: usize, stop: &AtomicBool) -> Tally {
     t
 }
 
-fn queue_depth(client: &mut Client) -> Result<u64, Failure> {
-    let reply = client.get("/api/v1/healthz", None)?;
+/// `queue_depth` of `/healthz`, which shows it to a caller with a valid key only.
+fn queue_depth(client: &mut Client, key: Option<&str>) -> Result<u64, Failure> {
+    let reply = client.get("/api/v1/healthz", key)?;
     reply.json()?["queue_depth"]
         .as_u64()
         .ok_or_else(|| format!("HTTP {}: no queue_depth", reply.status).into())
@@ -498,7 +499,7 @@ fn load(o: &Opts) -> Result<(), Failure> {
                 let mut client = Client::new(&o.addrs[0]);
                 while !stop.load(Ordering::Relaxed) {
                     thread::sleep(Duration::from_millis(500));
-                    if let Ok(d) = queue_depth(&mut client)
+                    if let Ok(d) = queue_depth(&mut client, o.key.as_deref())
                         && let Ok(mut v) = depths.lock()
                     {
                         v.push(d);
@@ -570,11 +571,11 @@ fn load(o: &Opts) -> Result<(), Failure> {
         );
         let mut client = Client::new(&o.addrs[0]);
         let deadline = Duration::from_secs(180);
-        let mut depth = queue_depth(&mut client)?;
+        let mut depth = queue_depth(&mut client, o.key.as_deref())?;
         let depth_at_end = depth;
         while depth > 0 && start.elapsed() < deadline {
             thread::sleep(Duration::from_millis(5));
-            depth = queue_depth(&mut client)?;
+            depth = queue_depth(&mut client, o.key.as_deref())?;
         }
         let drained_s = start.elapsed().as_secs_f64();
         server_cpu_end = cpu(pid);

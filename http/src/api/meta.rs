@@ -1,9 +1,10 @@
-//! `GET /openapi` and `GET /healthz`: no key needed.
+//! `GET /openapi` and `GET /healthz`: no key needed (`/healthz` shows the queue's
+//! depth only to a valid key).
 
 use std::sync::OnceLock;
 
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -30,14 +31,16 @@ pub(super) async fn openapi() -> Response {
 
 /// The service's health.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"status": "ok", "scorer_version": "1.1.0", "queue_depth": 3}))]
+#[schema(example = json!({"status": "ok", "scorer_version": "2.0.0", "queue_depth": 3}))]
 pub struct Health {
     /// `ok` when the database answers.
     pub status: String,
     /// Version of the scoring rules this server applies.
     pub scorer_version: String,
-    /// Jobs waiting or running.
-    pub queue_depth: u64,
+    /// Jobs waiting or running; shown only to a caller with a valid key (the queue's
+    /// depth is the service's load, not for anyone who can reach it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u64>,
 }
 
 /// Whether the service and its database answer.
@@ -46,8 +49,15 @@ pub struct Health {
         (status = 200, description = "Healthy", body = Health),
         (status = 500, description = "The database does not answer", body = ErrorEnvelope),
     ))]
-pub(super) async fn healthz(State(state): State<AppState>) -> Result<Json<Health>, ApiError> {
-    let queue_depth = state.store.queue_depth().await?;
+pub(super) async fn healthz(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<Health>, ApiError> {
+    // The database is asked either way: that is what the check is for.
+    let depth = state.store.queue_depth().await?;
+    let keyed = headers.contains_key(header::AUTHORIZATION)
+        && super::identify(&state, &headers).await.is_ok();
+    let queue_depth = keyed.then_some(depth);
     Ok(Json(Health {
         status: "ok".to_owned(),
         scorer_version: undertone_core::score::SCORER_VERSION.to_owned(),

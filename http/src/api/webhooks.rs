@@ -270,15 +270,6 @@ pub(super) async fn create(
         ));
     }
     let url = check_url(&state, &body.url).await?;
-    let existing = state.store.list_webhooks(Some(&caller.key.id)).await?;
-    if existing.len() >= MAX_WEBHOOKS_PER_KEY {
-        return Err(ApiError::new(
-            Code::Conflict,
-            format!(
-                "this key has {MAX_WEBHOOKS_PER_KEY} webhooks already, the most it may have; delete one first"
-            ),
-        ));
-    }
     let record = WebhookRecord {
         id: format!("wh_{}", uuid::Uuid::new_v4().simple()),
         org_id: caller.key.org_id.clone(),
@@ -290,7 +281,15 @@ pub(super) async fn create(
         last_delivery_at: None,
         failure_count: 0,
     };
-    state.store.create_webhook(&record).await?;
+    let cap = u32::try_from(MAX_WEBHOOKS_PER_KEY).unwrap_or(u32::MAX);
+    if !state.store.create_webhook(&record, cap).await? {
+        return Err(ApiError::new(
+            Code::Conflict,
+            format!(
+                "this key has {MAX_WEBHOOKS_PER_KEY} webhooks already, the most it may have; delete one first"
+            ),
+        ));
+    }
     let location = deliveries_url(&record.id);
     let created = WebhookCreated {
         id: record.id,

@@ -14,6 +14,11 @@ pub(super) const INTERRUPTED: &str = "interrupted: the server stopped during thi
 pub(super) const INTERRUPTED_LAST: &str = "interrupted: the server stopped during the last attempt";
 /// The error of a delivery that has no secret to sign it with any more.
 pub(super) const NO_SECRET: &str = "no signing secret: the endpoint or key is gone";
+/// Deploy markers kept per deployment: the newest (by time) stay, older ones are
+/// dropped as new ones arrive, so a deployment that releases on every request cannot
+/// grow the table without bound.
+pub const MAX_DEPLOYS_PER_DEPLOYMENT: u32 = 500;
+
 /// Error of the pending deliveries cancelled when their key was revoked.
 pub(super) const KEY_REVOKED: &str =
     "cancelled: the API key that registered the endpoint was revoked";
@@ -273,8 +278,10 @@ pub struct ReportRecord {
 /// Webhook, history and report storage.
 #[async_trait]
 pub trait WebhookStore: Send + Sync {
-    /// Stores a new endpoint.
-    async fn create_webhook(&self, webhook: &WebhookRecord) -> StoreResult<()>;
+    /// Stores a new endpoint, unless its key already has `max_per_key` active ones
+    /// (false, nothing written). The count and the insert are one step, so concurrent
+    /// creates cannot pass the cap together.
+    async fn create_webhook(&self, webhook: &WebhookRecord, max_per_key: u32) -> StoreResult<bool>;
     /// The active endpoints a key registered, oldest first; with `None`, every active
     /// endpoint of the database (the operator's `undertone webhooks list`).
     async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>>;

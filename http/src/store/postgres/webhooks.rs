@@ -151,6 +151,19 @@ async fn create_deploy_in(
     .bind(ms(&d.created_at))
     .execute(&mut **tx)
     .await?;
+    // Only the newest markers of the deployment are kept.
+    sqlx::query(
+        "DELETE FROM deploys WHERE org_id = $1 AND deployment_id = $2 AND id NOT IN \
+         (SELECT id FROM deploys WHERE org_id = $1 AND deployment_id = $2 \
+         ORDER BY at_ms DESC, id DESC LIMIT $3)",
+    )
+    .bind(&d.org_id)
+    .bind(&d.deployment_id)
+    .bind(i64::from(
+        super::super::webhooks::MAX_DEPLOYS_PER_DEPLOYMENT,
+    ))
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -286,8 +299,22 @@ fn report_from_row(row: &PgRow) -> StoreResult<ReportRecord> {
 
 #[async_trait]
 impl WebhookStore for PgStore {
-    async fn create_webhook(&self, w: &WebhookRecord) -> StoreResult<()> {
+    async fn create_webhook(&self, w: &WebhookRecord, max_per_key: u32) -> StoreResult<bool> {
         let mut tx = self.pool.begin().await?;
+        // Concurrent creates of one key queue on its row, so each counts the others.
+        sqlx::query("SELECT id FROM api_keys WHERE id = $1 FOR UPDATE")
+            .bind(&w.key_id)
+            .execute(&mut *tx)
+            .await?;
+        let active: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM webhooks WHERE key_id = $1 AND deleted_at IS NULL",
+        )
+        .bind(&w.key_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if active >= i64::from(max_per_key) {
+            return Ok(false);
+        }
         sqlx::query(
             "INSERT INTO webhooks (id, org_id, key_id, url, secret, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6)",
@@ -311,7 +338,7 @@ impl WebhookStore for PgStore {
             .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(true)
     }
 
     async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>> {

@@ -144,6 +144,19 @@ async fn create_deploy_in(tx: &mut Transaction<'static, Sqlite>, d: &NewDeploy) 
     .bind(format_time(&d.created_at))
     .execute(&mut **tx)
     .await?;
+    // Only the newest markers of the deployment are kept.
+    sqlx::query(
+        "DELETE FROM deploys WHERE org_id = ? AND deployment_id = ? AND id NOT IN \
+         (SELECT id FROM deploys WHERE org_id = ? AND deployment_id = ? \
+         ORDER BY at_ms DESC, id DESC LIMIT ?)",
+    )
+    .bind(&d.org_id)
+    .bind(&d.deployment_id)
+    .bind(&d.org_id)
+    .bind(&d.deployment_id)
+    .bind(super::super::webhooks::MAX_DEPLOYS_PER_DEPLOYMENT)
+    .execute(&mut **tx)
+    .await?;
     Ok(())
 }
 
@@ -281,8 +294,18 @@ impl SqliteStore {
 
 #[async_trait]
 impl WebhookStore for SqliteStore {
-    async fn create_webhook(&self, w: &WebhookRecord) -> StoreResult<()> {
+    async fn create_webhook(&self, w: &WebhookRecord, max_per_key: u32) -> StoreResult<bool> {
+        // The write lock (BEGIN IMMEDIATE) is held from the count to the commit.
         let mut tx = self.write().await?;
+        let active: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM webhooks WHERE key_id = ? AND deleted_at IS NULL",
+        )
+        .bind(&w.key_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if active >= i64::from(max_per_key) {
+            return Ok(false);
+        }
         sqlx::query(
             "INSERT INTO webhooks (id, org_id, key_id, url, secret, created_at) \
              VALUES (?, ?, ?, ?, ?, ?)",
@@ -306,7 +329,7 @@ impl WebhookStore for SqliteStore {
             .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(true)
     }
 
     async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>> {

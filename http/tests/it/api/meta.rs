@@ -49,25 +49,36 @@ async fn openapi_needs_no_key_and_is_an_openapi_3_1_document() {
 }
 
 #[tokio::test]
-async fn healthz_needs_no_key_and_counts_the_queued_jobs() {
+async fn healthz_needs_no_key_and_shows_the_queue_only_to_a_key() {
     let svc = Service::new().await;
-    let health = |depth: u64| json!({"status": "ok", "scorer_version": SCORER_VERSION, "queue_depth": depth});
+    let open = json!({"status": "ok", "scorer_version": SCORER_VERSION});
+    let keyed = |depth: u64| json!({"status": "ok", "scorer_version": SCORER_VERSION, "queue_depth": depth});
+    let key = Some(svc.key.as_str());
 
     let reply = svc.get_as("/api/v1/healthz", None).await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
     assert_eq!(reply.header("content-type"), Some("application/json"));
     assert_no_quota(&reply);
-    assert_eq!(reply.json(), health(0));
+    assert_eq!(reply.json(), open);
+    let reply = svc.get_as("/api/v1/healthz", key).await;
+    assert_no_quota(&reply);
+    assert_eq!(reply.json(), keyed(0));
 
     svc.ingest(&refund()).await;
     svc.ingest(&refund()).await;
     svc.drift(&drift_body()).await;
-    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), health(3));
+    assert_eq!(svc.get_as("/api/v1/healthz", key).await.json(), keyed(3));
+    // Without a key, or with a wrong one, the load stays hidden.
+    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), open);
+    let wrong = svc
+        .get_as("/api/v1/healthz", Some("ut_live_not-a-key"))
+        .await;
+    assert_eq!(wrong.json(), open);
 
     assert!(svc.run_one().await);
-    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), health(2));
+    assert_eq!(svc.get_as("/api/v1/healthz", key).await.json(), keyed(2));
     assert!(svc.run_one().await);
     assert!(svc.run_one().await);
     assert!(!svc.run_one().await);
-    assert_eq!(svc.get_as("/api/v1/healthz", None).await.json(), health(0));
+    assert_eq!(svc.get_as("/api/v1/healthz", key).await.json(), keyed(0));
 }

@@ -193,7 +193,7 @@ impl Service {
 
     /// `queue_depth` as `GET /healthz` reports it.
     async fn queue_depth(&self) -> u64 {
-        let reply = self.get_as("/api/v1/healthz", None).await;
+        let reply = self.get_as("/api/v1/healthz", Some(&self.key)).await;
         assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
         reply.json()["queue_depth"]
             .as_u64()

@@ -36,7 +36,10 @@ fn register(db: &str, key_id: &str, id: &str, url: &str) {
             last_delivery_at: None,
             failure_count: 0,
         };
-        store.create_webhook(&record).await.expect("create_webhook");
+        store
+            .create_webhook(&record, 20)
+            .await
+            .expect("create_webhook");
     });
 }
 

@@ -269,7 +269,7 @@ pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<
 pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0))
+        .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
         .expect("create_webhook");
     let events: Vec<_> = (0..50).map(|i| anomaly(&format!("ev_{i:02}"), i)).collect();
@@ -334,11 +334,44 @@ pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<dyn S
     );
 }
 
+pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    // Thirty creates of one key race for a cap of 20.
+    let creators: Vec<_> = (0..30)
+        .map(|i| {
+            let store = Arc::clone(&store);
+            let w = webhook(&format!("wh_{i:02}"), &k, &[ANOMALY], i);
+            tokio::spawn(async move { store.create_webhook(&w, 20).await.expect("create") })
+        })
+        .collect();
+    let mut created = 0;
+    for c in creators {
+        created += u32::from(c.await.expect("the creator finishes"));
+    }
+    assert_eq!(created, 20);
+    assert_eq!(
+        store
+            .list_webhooks(Some("key_a"))
+            .await
+            .expect("list")
+            .len(),
+        20
+    );
+    // Another key has its own room.
+    let other = stored_key(&*store, "key_b").await;
+    assert!(
+        store
+            .create_webhook(&webhook("wh_b", &other, &[ANOMALY], 0), 20)
+            .await
+            .expect("create")
+    );
+}
+
 pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     for (i, id) in ["wh_1", "wh_2", "wh_3"].into_iter().enumerate() {
         store
-            .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64))
+            .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
             .await
             .expect("create_webhook");
     }
@@ -373,7 +406,7 @@ pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<dyn Sto
 pub(super) async fn racing_reports_are_saved_once(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &[UHR], 0))
+        .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
         .expect("create_webhook");
     // Eight schedulers generate the same report at once, each with its own event.
@@ -486,7 +519,10 @@ pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(stor
     let k = stored_key(&*store, "key_d").await;
     for w in 0..5 {
         let hook = webhook(&format!("wh_{w}"), &k, &[ANOMALY], w);
-        store.create_webhook(&hook).await.expect("create_webhook");
+        store
+            .create_webhook(&hook, 20)
+            .await
+            .expect("create_webhook");
     }
     let events: Vec<_> = (0..20).map(|i| anomaly(&format!("ev_{i:02}"), i)).collect();
     assert_eq!(store.emit(&events, at(0)).await.expect("emit"), 100);

@@ -3,6 +3,7 @@
 //! cover `[from, to)`; a deploy marker is recorded once; a health report is saved
 //! once, with its event, and listed newest first.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use undertone_core::monitor::ConversationPoint;
@@ -118,7 +119,7 @@ pub(super) fn report(id: &str, deployment: &str, offset_ms: i64) -> ReportRecord
 pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &["intelligence.ready", SHIFT], 0))
+        .create_webhook(&webhook("wh_1", &k, &["intelligence.ready", SHIFT], 0), 20)
         .await
         .expect("create_webhook");
     let marker = deploy("dep_1a", "dep_1", -DAY, Some("v1"));
@@ -336,7 +337,7 @@ pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<dyn Store>) 
 pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &[UHR], 0))
+        .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
         .expect("create_webhook");
     let uhr_event =
@@ -431,7 +432,7 @@ pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dy
 pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &[UHR], 0))
+        .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
         .expect("create_webhook");
     // Old: a finished session with a history row, a report whose event was delivered,
@@ -525,4 +526,31 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
         store.purge(at(DAY)).await.expect("purge"),
         Purged::default()
     );
+}
+
+pub(super) async fn a_deployment_keeps_only_its_newest_deploy_markers(store: Arc<dyn Store>) {
+    let cap = undertone_http::store::webhooks::MAX_DEPLOYS_PER_DEPLOYMENT;
+    let total = i64::from(cap) + 5;
+    for i in 0..total {
+        store
+            .create_deploy(&deploy(&format!("d_{i:04}"), "dep_1", i * HOUR, Some("v")))
+            .await
+            .expect("create_deploy");
+    }
+    // Another deployment's markers are not touched by dep_1's.
+    store
+        .create_deploy(&deploy("other", "dep_2", 0, None))
+        .await
+        .expect("create_deploy");
+    let kept = store.deploys(ORG, "dep_1").await.expect("deploys");
+    assert_eq!(kept.len(), cap as usize);
+    let ids: BTreeSet<&str> = kept.iter().map(|d| d.deploy.id.as_str()).collect();
+    for dropped in 0..5 {
+        assert!(
+            !ids.contains(format!("d_{dropped:04}").as_str()),
+            "d_{dropped:04} kept"
+        );
+    }
+    assert!(ids.contains(format!("d_{:04}", total - 1).as_str()));
+    assert_eq!(store.deploys(ORG, "dep_2").await.expect("deploys").len(), 1);
 }

@@ -188,6 +188,7 @@ macro_rules! conformance {
 
 conformance! {
     history::purge_deletes_only_what_is_older_than_the_window,
+    history::a_deployment_keeps_only_its_newest_deploy_markers,
     keys_limits::keys_are_listed_found_and_revoked,
     keys_limits::the_first_key_is_created_once,
     keys_limits::charge_admits_the_hourly_limit_then_refuses,
@@ -218,6 +219,7 @@ conformance! {
     concurrency::concurrent_claimers_take_each_job_once,
     concurrency::concurrent_claimers_reap_each_expired_lease_once,
     concurrency::concurrent_emits_queue_each_delivery_once,
+    concurrency::concurrent_webhook_creates_stop_at_the_cap,
     concurrency::concurrent_delivery_claimers_take_each_once,
     concurrency::racing_reports_are_saved_once,
     concurrency::concurrent_finishes_sharing_conversations_all_commit,

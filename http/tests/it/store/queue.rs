@@ -377,7 +377,10 @@ pub(super) async fn finish_records_a_failure(store: Arc<dyn Store>) {
 pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     let hook = webhook("wh_ready", &k, &["intelligence.ready"], 0);
-    store.create_webhook(&hook).await.expect("create_webhook");
+    store
+        .create_webhook(&hook, 20)
+        .await
+        .expect("create_webhook");
     store
         .enqueue(&ingest("s_slow", &k, Some("dep_1"), 0), ROOMY, None)
         .await
@@ -584,7 +587,10 @@ pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>)
 pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     let hook = webhook("wh_ready", &k, &["intelligence.ready"], 0);
-    store.create_webhook(&hook).await.expect("create_webhook");
+    store
+        .create_webhook(&hook, 20)
+        .await
+        .expect("create_webhook");
     let mut s = ingest("s_lost", &k, Some("dep_1"), 0);
     s.webhook_url = Some("https://client.example/ready".to_owned());
     store.enqueue(&s, ROOMY, None).await.expect("enqueue");

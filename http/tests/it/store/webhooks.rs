@@ -67,7 +67,7 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
     let later = webhook("wh_2", &k, &[ANOMALY], 1_000);
     let other_key = webhook("wh_3", &k2, &[READY], 500);
     for w in [&later, &both, &other_key] {
-        store.create_webhook(w).await.expect("create_webhook");
+        store.create_webhook(w, 20).await.expect("create_webhook");
     }
     assert_eq!(
         store.list_webhooks(Some("key_a")).await.expect("list"),
@@ -166,7 +166,7 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
     let anomalies = webhook("wh_2", &k, &[ANOMALY], 1);
     let elsewhere = webhook("wh_3", &stranger, &[READY, ANOMALY], 2);
     for w in [&both, &anomalies, &elsewhere] {
-        store.create_webhook(w).await.expect("create_webhook");
+        store.create_webhook(w, 20).await.expect("create_webhook");
     }
     let client_url = "https://client.example/s_1";
     let ready = event(
@@ -300,7 +300,7 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
     let gone = webhook("wh_gone", &revoked, &[ANOMALY], 0);
     let kept = webhook("wh_kept", &other, &[ANOMALY], 1);
     for w in [&gone, &kept] {
-        store.create_webhook(w).await.expect("create_webhook");
+        store.create_webhook(w, 20).await.expect("create_webhook");
     }
     // Queued before the revocation: one delivery to each endpoint, and one to the
     // revoked key's ingest URL.
@@ -367,7 +367,7 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
 pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0))
+        .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
         .expect("create_webhook");
     assert_eq!(store.next_delivery_due().await.expect("due"), None);
@@ -491,7 +491,10 @@ pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
 pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     let hook = webhook("wh_1", &k, &[ANOMALY], 0);
-    store.create_webhook(&hook).await.expect("create_webhook");
+    store
+        .create_webhook(&hook, 20)
+        .await
+        .expect("create_webhook");
     let events: Vec<_> = (1..=3).map(|i| anomaly(&format!("ev_{i}"), i)).collect();
     for (i, e) in (1..).zip(&events) {
         assert_eq!(emit(&*store, std::slice::from_ref(e), i).await, 1);
@@ -667,12 +670,12 @@ pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Stor
 pub(super) async fn deliveries_page_newest_first(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
-        .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0))
+        .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
         .expect("create_webhook");
     // Another endpoint's deliveries never show up in this one's pages.
     store
-        .create_webhook(&webhook("wh_2", &k, &[ANOMALY], 1))
+        .create_webhook(&webhook("wh_2", &k, &[ANOMALY], 1), 20)
         .await
         .expect("create_webhook");
     let events: Vec<_> = (1..=6).map(|i| anomaly(&format!("ev_{i}"), 0)).collect();

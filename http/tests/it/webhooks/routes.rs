@@ -432,17 +432,20 @@ async fn a_read_only_key_reads_but_does_not_write() {
     // A webhook of the read-only key (it could not register one itself).
     let hook = "wh_0123456789abcdef0123456789abcdef";
     svc.store
-        .create_webhook(&WebhookRecord {
-            id: hook.into(),
-            org_id: ORG.into(),
-            key_id: ro_id,
-            url: SINK.into(),
-            secret: "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=".into(),
-            events: vec!["uhr_generated".into()],
-            created_at: svc.clock.now(),
-            last_delivery_at: None,
-            failure_count: 0,
-        })
+        .create_webhook(
+            &WebhookRecord {
+                id: hook.into(),
+                org_id: ORG.into(),
+                key_id: ro_id,
+                url: SINK.into(),
+                secret: "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=".into(),
+                events: vec!["uhr_generated".into()],
+                created_at: svc.clock.now(),
+                last_delivery_at: None,
+                failure_count: 0,
+            },
+            20,
+        )
         .await
         .expect("stored");
 

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Health")
 
@@ -14,17 +16,18 @@ class Health:
     """The service's health.
 
     Example:
-        {'status': 'ok', 'scorer_version': '1.1.0', 'queue_depth': 3}
+        {'status': 'ok', 'scorer_version': '2.0.0', 'queue_depth': 3}
 
     Attributes:
         status (str): `ok` when the database answers.
         scorer_version (str): Version of the scoring rules this server applies.
-        queue_depth (int): Jobs waiting or running.
+        queue_depth (int | None | Unset): Jobs waiting or running; shown only to a caller with a valid key (the queue's
+            depth is the service's load, not for anyone who can reach it).
     """
 
     status: str
     scorer_version: str
-    queue_depth: int
+    queue_depth: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -32,7 +35,11 @@ class Health:
 
         scorer_version = self.scorer_version
 
-        queue_depth = self.queue_depth
+        queue_depth: int | None | Unset
+        if isinstance(self.queue_depth, Unset):
+            queue_depth = UNSET
+        else:
+            queue_depth = self.queue_depth
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -40,9 +47,10 @@ class Health:
             {
                 "status": status,
                 "scorer_version": scorer_version,
-                "queue_depth": queue_depth,
             }
         )
+        if queue_depth is not UNSET:
+            field_dict["queue_depth"] = queue_depth
 
         return field_dict
 
@@ -53,7 +61,14 @@ class Health:
 
         scorer_version = d.pop("scorer_version")
 
-        queue_depth = d.pop("queue_depth")
+        def _parse_queue_depth(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        queue_depth = _parse_queue_depth(d.pop("queue_depth", UNSET))
 
         health = cls(
             status=status,
