@@ -15,7 +15,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::backend::{Backend, InProcess};
 use super::tools::{self, Access, TOOLS, ToolError};
@@ -42,7 +42,7 @@ enum Mode {
         /// The REST router tool calls go through.
         rest: Router,
         /// Permits for `score_conversation`, which scores in this process.
-        scoring: Arc<Semaphore>,
+        scoring: Arc<Scoring>,
     },
     /// `undertone mcp`: one key, checked at start, and a remote REST API.
     Remote {
@@ -61,9 +61,63 @@ pub struct Undertone {
 struct Call {
     backend: Arc<dyn Backend>,
     scope: Scope,
-    /// Permits for local scoring on a shared server (hosted only; `undertone mcp`
-    /// scores on the agent's own machine).
-    scoring: Option<Arc<Semaphore>>,
+    /// Permits for local scoring on a shared server, and the key asking (hosted only;
+    /// `undertone mcp` scores on the agent's own machine).
+    scoring: Option<(Arc<Scoring>, String)>,
+}
+
+/// The slots of `score_conversation` on a shared server: as many at once as there are
+/// cores, and at most half of them (at least one) for any one key, so one key cannot
+/// hold every slot.
+pub struct Scoring {
+    all: Arc<Semaphore>,
+    per_key: usize,
+    keys: std::sync::Mutex<std::collections::HashMap<String, Arc<Semaphore>>>,
+}
+
+/// Which limit refused a scoring slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Busy {
+    /// Every slot of the server is taken.
+    Server,
+    /// This key holds its share already.
+    Key,
+}
+
+impl Scoring {
+    /// `slots` at once in all, `per_key` of them for one key.
+    pub fn new(slots: usize, per_key: usize) -> Self {
+        Scoring {
+            all: Arc::new(Semaphore::new(slots.max(1))),
+            per_key: per_key.max(1),
+            keys: std::sync::Mutex::default(),
+        }
+    }
+
+    /// A slot for `key_id`, held until the permits are dropped.
+    pub fn try_acquire(
+        &self,
+        key_id: &str,
+    ) -> Result<(OwnedSemaphorePermit, OwnedSemaphorePermit), Busy> {
+        let mine = {
+            let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+            if keys.len() > 4096 {
+                // Forget keys that hold nothing, so the map stays small.
+                let idle = self.per_key;
+                keys.retain(|_, s| s.available_permits() < idle);
+            }
+            keys.entry(key_id.to_owned())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.per_key)))
+                .clone()
+        };
+        let key = mine.try_acquire_owned().map_err(|_| Busy::Key)?;
+        let server = self
+            .all
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Busy::Server)?;
+        Ok((key, server))
+    }
 }
 
 impl Undertone {
@@ -75,7 +129,7 @@ impl Undertone {
         Self {
             mode: Mode::Hosted {
                 rest,
-                scoring: Arc::new(Semaphore::new(permits)),
+                scoring: Arc::new(Scoring::new(permits, permits / 2)),
             },
         }
     }
@@ -112,7 +166,7 @@ impl Undertone {
                         authorization,
                     }),
                     scope: caller.key.scope,
-                    scoring: Some(scoring.clone()),
+                    scoring: Some((scoring.clone(), caller.key.id.clone())),
                 })
             }
         }
@@ -147,13 +201,18 @@ async fn run_tool(
     }
     if spec.name == "score_conversation" {
         let permit = match &call.scoring {
-            Some(scoring) => match scoring.clone().try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
+            Some((scoring, key_id)) => match scoring.try_acquire(key_id) {
+                Ok(permits) => Some(permits),
+                Err(busy) => {
+                    let why = match busy {
+                        Busy::Server => "every scoring slot of this server is busy",
+                        Busy::Key => "this key already holds its share of the scoring slots",
+                    };
                     return Err(ToolError::new(
                         Code::ServiceUnavailable,
-                        "every scoring slot of this server is busy: retry in a second, or \
-                         ingest_conversation to queue the work",
+                        format!(
+                            "{why}: retry in a second, or ingest_conversation to queue the work"
+                        ),
                     )
                     .retry_after(1));
                 }
@@ -396,5 +455,24 @@ mod tests {
         ));
         assert!(parse_uri("undertone://deployments//health-report").is_none());
         assert!(parse_uri("https://x/sessions/abc").is_none());
+    }
+}
+
+#[cfg(test)]
+mod scoring_slots {
+    use super::{Busy, Scoring};
+
+    #[test]
+    fn one_key_holds_at_most_its_share_and_the_server_at_most_all() {
+        let slots = Scoring::new(3, 2);
+        let a1 = slots.try_acquire("key_a").expect("first slot");
+        let a2 = slots.try_acquire("key_a").expect("second slot");
+        assert_eq!(slots.try_acquire("key_a").err(), Some(Busy::Key));
+        let b1 = slots.try_acquire("key_b").expect("another key's slot");
+        assert_eq!(slots.try_acquire("key_c").err(), Some(Busy::Server));
+        drop(a1);
+        let a3 = slots.try_acquire("key_a").expect("a slot freed");
+        drop((a2, a3, b1));
+        assert!(slots.try_acquire("key_c").is_ok());
     }
 }

@@ -544,11 +544,23 @@ pub fn score_locally(args: &JsonObject) -> Result<Value, ToolError> {
              ingest_conversation instead",
         ));
     }
+    // The REST body limit, on the body as REST would receive it.
+    let body = Value::Object(body);
+    let size = serde_json::to_vec(&body).map_or(usize::MAX, |b| b.len());
+    if size > crate::api::MAX_BODY_BYTES {
+        return Err(ToolError::new(
+            Code::ValidationError,
+            format!(
+                "body: the request body is larger than {} MiB",
+                crate::api::MAX_BODY_BYTES / (1024 * 1024)
+            ),
+        ));
+    }
     let options = undertone_core::validate::Options {
         allow_private_webhooks: false,
         unlimited: false,
     };
-    let request = undertone_core::validate::ingest_request(&Value::Object(body), &options)
+    let request = undertone_core::validate::ingest_request(&body, &options)
         .map_err(|e| ToolError(e.to_envelope()["error"].clone()))?;
     let result = undertone_core::score::score(&request);
     // `{pipeline, intelligence}`: exactly what a complete session's `full_output` holds.

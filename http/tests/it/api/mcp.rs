@@ -266,3 +266,28 @@ async fn a_revoked_keys_mcp_access_ends_with_the_next_message() {
         "this API key has been revoked",
     );
 }
+
+#[tokio::test]
+async fn score_conversation_is_held_to_the_rest_body_limit() {
+    let svc = Service::new().await;
+    // 600 events of 30 KB: every event is valid, the body is 18 MB, over 16 MiB.
+    let text = "word ".repeat(6_000);
+    let events: Vec<Value> = (0..600)
+        .map(|i| {
+            json!({
+                "actor_id": if i % 2 == 0 { "cust" } else { "acme-bot" },
+                "content": text,
+                "timestamp": format!("2026-11-21T09:{:02}:{:02}Z", i / 60 % 60, i % 60),
+                "conversation_id": "c-1",
+            })
+        })
+        .collect();
+    let args = json!({"deployment_id": "acme-bot", "events": events});
+    let (is_error, body) = tool(&svc, &svc.key, "score_conversation", args).await;
+    assert!(is_error);
+    assert_eq!(
+        body,
+        json!({"error": {"code": "VALIDATION_ERROR",
+            "message": "body: the request body is larger than 16 MiB"}})
+    );
+}
