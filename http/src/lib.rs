@@ -9,5 +9,6 @@ pub mod limits;
 pub mod mcp;
 pub mod retention;
 pub mod store;
+pub mod transport;
 pub mod webhooks;
 pub mod worker;

@@ -91,7 +91,7 @@ pub(super) async fn ingest(
         Ok(quota) => quota,
         Err(refused) => return Ok(refused),
     };
-    state.handoff.put(&session.id, request);
+    state.handoff.put(&session.id, request, session.body.len());
     let poll_url = crate::webhooks::emit::poll_url(&session.id);
     let body = IngestAccepted {
         session_id: session.id,

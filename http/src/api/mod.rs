@@ -2,6 +2,7 @@
 //! limits and the error envelope. [`app`] builds the router that `undertone serve` and
 //! the tests run.
 
+mod admission;
 mod auth;
 mod body;
 mod deployments;
@@ -26,6 +27,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Notify;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use undertone_core::IngestRequest;
 
 use crate::clock::Clock;
@@ -55,6 +57,12 @@ pub struct Config {
     /// Longest a job may spend scoring (wall-clock time of its worker) before it ends
     /// `failed`, saying so.
     pub job_time_budget: Duration,
+    /// Requests in progress at once; more are answered 503 (load shedding).
+    pub max_concurrent_requests: usize,
+    /// Bytes of request bodies being read and parsed at once; more are answered 503.
+    pub max_inflight_body_bytes: usize,
+    /// Longest pause while a request body is read before the request fails.
+    pub body_read_timeout: Duration,
 }
 
 impl Default for Config {
@@ -66,6 +74,9 @@ impl Default for Config {
             max_attempts: 4,
             queue_retry_after: 5,
             job_time_budget: Duration::from_secs(600),
+            max_concurrent_requests: 512,
+            max_inflight_body_bytes: 256 * 1024 * 1024,
+            body_read_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -89,38 +100,65 @@ pub struct AppState {
     /// Resolves webhook host names at registration, refusing non-public addresses
     /// unless private webhooks are allowed.
     pub resolver: SafeResolver,
+    /// The request and body-byte budgets of this process.
+    pub admission: Arc<admission::Admission>,
 }
 
-/// Validated ingest requests passed from the handler to a worker in the same process.
+/// Validated ingest requests passed from the handler to a worker in the same process,
+/// bounded in count and in bytes (of the request bodies they were read from).
 #[derive(Debug, Default)]
-pub struct Handoff(
-    std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Arc<IngestRequest>)>>,
-);
+pub struct Handoff(std::sync::Mutex<HandoffMap>);
+
+#[derive(Debug, Default)]
+struct HandoffMap {
+    held: std::collections::HashMap<String, (std::time::Instant, usize, Arc<IngestRequest>)>,
+    bytes: usize,
+}
 
 impl Handoff {
     /// Requests held at most; beyond this, workers parse from the database.
     const CAPACITY: usize = 64;
+    /// Body bytes held at most (a parsed request takes a few times its body).
+    const MAX_BYTES: usize = 64 * 1024 * 1024;
     /// Entries older than this are dropped (their job went to another process).
     const MAX_AGE: Duration = Duration::from_secs(120);
 
-    /// Offers a validated request; dropped when the handoff is full.
-    pub fn put(&self, session_id: &str, request: Arc<IngestRequest>) {
+    /// Offers a validated request read from a body of `bytes`; dropped when the
+    /// handoff is full (the worker then parses the stored body).
+    pub fn put(&self, session_id: &str, request: Arc<IngestRequest>, bytes: usize) {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= Self::CAPACITY {
-            map.retain(|_, (at, _)| at.elapsed() < Self::MAX_AGE);
+        let full =
+            |m: &HandoffMap| m.held.len() >= Self::CAPACITY || m.bytes + bytes > Self::MAX_BYTES;
+        if full(&map) {
+            let HandoffMap { held, bytes: total } = &mut *map;
+            held.retain(|_, (at, size, _)| {
+                let keep = at.elapsed() < Self::MAX_AGE;
+                if !keep {
+                    *total -= *size;
+                }
+                keep
+            });
         }
-        if map.len() < Self::CAPACITY {
-            map.insert(session_id.to_owned(), (std::time::Instant::now(), request));
+        if !full(&map) {
+            map.bytes += bytes;
+            map.held.insert(
+                session_id.to_owned(),
+                (std::time::Instant::now(), bytes, request),
+            );
         }
     }
 
     /// Takes the request of a session, if this process still holds it.
     pub fn take(&self, session_id: &str) -> Option<Arc<IngestRequest>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(session_id)
-            .map(|(_, r)| r)
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (_, size, request) = map.held.remove(session_id)?;
+        map.bytes -= size;
+        Some(request)
+    }
+
+    /// Body bytes held now.
+    pub fn bytes(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).bytes
     }
 }
 
@@ -131,6 +169,10 @@ impl AppState {
             store,
             clock,
             resolver: SafeResolver::new(config.allow_private_webhooks),
+            admission: Arc::new(admission::Admission::new(
+                config.max_concurrent_requests,
+                config.max_inflight_body_bytes,
+            )),
             config: Arc::new(config),
             wake: Arc::new(Notify::new()),
             handoff: Arc::new(Handoff::default()),
@@ -143,8 +185,15 @@ impl AppState {
 /// endpoint at `/mcp`, whose tool calls go through the REST routes.
 pub fn app(state: AppState) -> Router {
     let rest = rest(state.clone());
+    // Admission and the body timeout wrap the whole service once: the REST calls an
+    // MCP tool makes in-process go to `rest` directly and take no second slot.
+    let body_timeout = state.config.body_read_timeout;
     rest.clone()
-        .merge(crate::mcp::router(state, rest).layer(CatchPanicLayer::custom(panic_response)))
+        .merge(
+            crate::mcp::router(state.clone(), rest).layer(CatchPanicLayer::custom(panic_response)),
+        )
+        .layer(RequestBodyTimeoutLayer::new(body_timeout))
+        .layer(middleware::from_fn_with_state(state, admission::admit))
 }
 
 /// The REST API.
@@ -207,4 +256,37 @@ async fn envelope_for_bare_errors(request: Request, next: Next) -> Response {
 
 fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response<Body> {
     ApiError::internal("a handler panicked").into_response()
+}
+
+#[cfg(test)]
+mod handoff {
+    use std::sync::Arc;
+
+    use undertone_core::IngestRequest;
+
+    use super::Handoff;
+
+    fn request() -> Arc<IngestRequest> {
+        let body = serde_json::json!({"deployment_id": "d", "events": [{
+            "actor_id": "u", "content": "hi", "timestamp": "2026-11-21T09:00:00Z"}]});
+        Arc::new(
+            undertone_core::validate::ingest_request(&body, &Default::default()).expect("valid"),
+        )
+    }
+
+    #[test]
+    fn the_handoff_holds_at_most_its_bytes() {
+        let h = Handoff::default();
+        let mib = 1024 * 1024;
+        h.put("a", request(), 40 * mib);
+        h.put("b", request(), 30 * mib);
+        // 70 MiB would be over the 64 MiB bound: `b` is not held, its worker parses.
+        assert_eq!(h.bytes(), 40 * mib);
+        assert!(h.take("b").is_none());
+        h.put("c", request(), 20 * mib);
+        assert_eq!(h.bytes(), 60 * mib);
+        assert!(h.take("a").is_some());
+        assert_eq!(h.bytes(), 20 * mib);
+        assert!(h.take("a").is_none(), "taken once");
+    }
 }

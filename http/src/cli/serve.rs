@@ -43,6 +43,18 @@ pub struct ServeArgs {
     /// logs, history, reports) older than this many days, hourly. Off by default.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     retain_days: Option<u32>,
+    /// Requests in progress at once; more are answered 503 with Retry-After.
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..))]
+    max_concurrent_requests: u64,
+    /// MiB of request bodies being read and parsed at once; more are answered 503.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(16..))]
+    max_inflight_body_mib: u64,
+    /// Seconds a client may take to send a request's headers before it is disconnected.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
+    /// Seconds a request body may pause while it is read before the request fails.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
     /// Seconds a job may spend scoring before it ends `failed`, saying so (at least 1).
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     job_time_budget: u64,
@@ -130,6 +142,12 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         allow_private_webhooks: args.allow_private_webhooks,
         lease: Duration::from_secs(args.lease_seconds.max(1)),
         job_time_budget: Duration::from_secs(args.job_time_budget),
+        max_concurrent_requests: usize::try_from(args.max_concurrent_requests)
+            .unwrap_or(usize::MAX),
+        max_inflight_body_bytes: usize::try_from(args.max_inflight_body_mib)
+            .unwrap_or(usize::MAX / (1024 * 1024))
+            .saturating_mul(1024 * 1024),
+        body_read_timeout: Duration::from_secs(args.body_timeout),
         ..Config::default()
     };
     let delivery = DeliveryConfig {
@@ -153,10 +171,13 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .map(|days| crate::retention::spawn(&state, days));
     println!("undertone: listening on http://{addr} ({workers} workers, database {url})");
     tracing::info!(%addr, workers, database = %url, "listening");
-    axum::serve(listener, api::app(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| format!("the server stopped: {e}"))?;
+    crate::transport::serve(
+        listener,
+        api::app(state),
+        Duration::from_secs(args.header_timeout),
+        shutdown_signal(),
+    )
+    .await;
     tracing::info!("no longer accepting requests; finishing jobs in progress");
     running.shutdown().await;
     scheduler.shutdown().await;

@@ -3,6 +3,7 @@
 mod api;
 mod cli;
 mod durability;
+mod hardening;
 mod pg;
 mod real_server;
 mod scale;

@@ -1,0 +1,152 @@
+//! The real `undertone serve` under hostile and unlucky clients: a slow request head is
+//! disconnected, a stalled body fails, and requests beyond the request and body-byte
+//! budgets are shed with 503 and `Retry-After` while the others are served.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::real_server::{Server, request, serve_command};
+
+/// A server on a fresh SQLite file with `args`, and its first key.
+fn start(dir: &tempfile::TempDir, args: &[&str]) -> (Server, String) {
+    let db = format!("sqlite://{}/h.db", dir.path().display());
+    let server = Server::spawn(serve_command(&db, args));
+    let key = server.key.clone().expect("the first start prints a key");
+    (server, key)
+}
+
+/// Opens a connection and sends `head` (and nothing more).
+fn send_head(server: &Server, head: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(server.addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("read timeout");
+    stream.write_all(head.as_bytes()).expect("head sent");
+    stream
+}
+
+/// Everything the server sends until it closes the connection.
+fn read_all(stream: &mut TcpStream) -> String {
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// The head of an ingest whose body of `length` bytes is not sent (yet).
+fn pending_ingest(server: &Server, key: &str, length: usize) -> String {
+    format!(
+        "POST /api/v1/ingest HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n",
+        server.addr
+    )
+}
+
+#[test]
+fn a_client_slower_than_the_header_timeout_is_disconnected() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--header-timeout", "1"]);
+    let started = Instant::now();
+    let mut slow = send_head(&server, "GET /api/v1/healthz HTTP/1.1\r\nHost: x\r\n");
+    let answer = read_all(&mut slow);
+    let waited = started.elapsed();
+    // Closed by the server after about a second, with no answer to a request it never
+    // finished reading (or a 408 saying so).
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+    // Everyone else is served.
+    let ok = request(server.addr, "GET", "/api/v1/key", &key, None);
+    assert_eq!(ok.status, 200);
+    server.assert_no_panic();
+}
+
+#[test]
+fn a_stalled_body_fails_after_the_body_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--body-timeout", "1"]);
+    let started = Instant::now();
+    let mut stalled = send_head(&server, &pending_ingest(&server, &key, 1000));
+    stalled
+        .write_all(b"{\"deployment_id\": ")
+        .expect("a first piece");
+    let answer = read_all(&mut stalled);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("the request body could not be read"),
+        "{answer}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    server.assert_no_panic();
+}
+
+#[test]
+fn bodies_over_the_byte_budget_are_shed_until_room_frees_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--max-inflight-body-mib", "16"]);
+    // One client declares a 16 MiB body and sends nothing: the budget is taken.
+    let holder = send_head(&server, &pending_ingest(&server, &key, 16 * 1024 * 1024));
+    std::thread::sleep(Duration::from_millis(300));
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/support-refund-goes-wrong.json"
+    ))
+    .expect("example");
+    let shed = request(server.addr, "POST", "/api/v1/ingest", &key, Some(&body));
+    assert_eq!(shed.status, 503, "{}", shed.text());
+    assert_eq!(shed.json()["error"]["code"], "SERVICE_UNAVAILABLE");
+    let message = shed.json()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("request bodies"), "{message}");
+    // Reads need no body budget and are still served.
+    assert_eq!(
+        request(server.addr, "GET", "/api/v1/key", &key, None).status,
+        200
+    );
+    // The holder goes away: the same ingest is accepted.
+    drop(holder);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let reply = request(server.addr, "POST", "/api/v1/ingest", &key, Some(&body));
+        if reply.status == 202 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", reply.text());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server.assert_no_panic();
+}
+
+#[test]
+fn requests_over_the_concurrency_limit_are_shed_with_retry_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--max-concurrent-requests", "1"]);
+    let holder = send_head(&server, &pending_ingest(&server, &key, 100));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut second = send_head(
+        &server,
+        &format!(
+            "GET /api/v1/key HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+             Connection: close\r\n\r\n"
+        ),
+    );
+    let answer = read_all(&mut second);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("\r\nretry-after: 1\r\n"),
+        "{answer}"
+    );
+    drop(holder);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while request(server.addr, "GET", "/api/v1/key", &key, None).status != 200 {
+        assert!(Instant::now() < deadline, "never served again");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server.assert_no_panic();
+}
