@@ -7,6 +7,7 @@ pub mod clock;
 pub mod keys;
 pub mod limits;
 pub mod mcp;
+pub mod metrics;
 pub mod retention;
 pub mod store;
 pub mod transport;

@@ -13,10 +13,19 @@ use crate::store::{Purged, StoreResult};
 /// How often the sweep runs (and once at start).
 const EVERY: Duration = Duration::from_secs(3600);
 
-/// Deletes what was stored more than `days` days before the state's clock says now.
+/// History rows are kept at least this many days, whatever `--retain-days` says: an
+/// anomaly check reads 20 days back, an outcome-shift measurement 30 days either side
+/// of a deploy, a health report two weeks. They hold scores and conversation ids, no
+/// text.
+pub const MIN_HISTORY_DAYS: u32 = 31;
+
+/// Deletes what was stored more than `days` days before the state's clock says now
+/// (history rows: more than `max(days, MIN_HISTORY_DAYS)`).
 pub async fn sweep(state: &AppState, days: u32) -> StoreResult<Purged> {
-    let before = state.clock.now() - TimeDelta::days(i64::from(days));
-    let purged = state.store.purge(before).await?;
+    let now = state.clock.now();
+    let before = now - TimeDelta::days(i64::from(days));
+    let history_before = now - TimeDelta::days(i64::from(days.max(MIN_HISTORY_DAYS)));
+    let purged = state.store.purge(before, history_before).await?;
     if purged != Purged::default() {
         tracing::info!(
             days,

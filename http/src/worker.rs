@@ -149,6 +149,7 @@ async fn process_leased(state: &AppState, job: Job) {
         SessionKind::Drift => None,
     };
     let budget = state.config.job_time_budget;
+    let started = Instant::now();
     let scored = tokio::task::spawn_blocking(move || match kind {
         SessionKind::Ingest => {
             let request = match validated {
@@ -161,6 +162,7 @@ async fn process_leased(state: &AppState, job: Job) {
                     let over = || started.elapsed() >= budget;
                     match score::score_until(&request, |_, _| {}, over) {
                         Ok(result) => {
+                            crate::metrics::turns_scored(result.intelligence.human_turn_count);
                             let outcome = ingest_outcome_of(&result, &session_id);
                             let points = monitor::points(&request, &result);
                             (outcome, Some((request, result, points)))
@@ -204,6 +206,7 @@ async fn process_leased(state: &AppState, job: Job) {
             if queues_deliveries {
                 state.deliveries.notify_one();
             }
+            crate::metrics::job_finished(kind.as_str(), status, started.elapsed());
             tracing::info!(session = %job.session_id, kind = kind.as_str(), attempt = job.attempt, status, events = effects.events.len(), "job finished");
         }
         Ok(false) => tracing::warn!(

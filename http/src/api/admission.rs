@@ -39,7 +39,8 @@ impl Admission {
     }
 }
 
-fn shed(message: String) -> Response {
+fn shed(reason: &'static str, message: String) -> Response {
+    crate::metrics::shed(reason);
     ApiError::new(Code::ServiceUnavailable, message)
         .retry_after(RETRY_AFTER)
         .into_response()
@@ -51,10 +52,13 @@ fn shed(message: String) -> Response {
 pub async fn admit(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let a = &state.admission;
     let Ok(_slot) = a.requests.clone().try_acquire_owned() else {
-        return shed(format!(
-            "the server is handling as many requests as it may ({}); retry after {RETRY_AFTER} s",
-            a.max_requests
-        ));
+        return shed(
+            "requests",
+            format!(
+                "the server is handling as many requests as it may ({}); retry after {RETRY_AFTER} s",
+                a.max_requests
+            ),
+        );
     };
     let has_body = matches!(
         *request.method(),
@@ -74,11 +78,14 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
         match a.body_kib.clone().try_acquire_many_owned(kib) {
             Ok(permit) => Some(permit),
             Err(_) => {
-                return shed(format!(
-                    "the server is reading as many request bodies as it may ({} MiB at once); \
+                return shed(
+                    "body_bytes",
+                    format!(
+                        "the server is reading as many request bodies as it may ({} MiB at once); \
                      retry after {RETRY_AFTER} s",
-                    a.max_body_kib / 1024
-                ));
+                        a.max_body_kib / 1024
+                    ),
+                );
             }
         }
     } else {

@@ -155,6 +155,7 @@ pub(crate) async fn charge(
 
 /// 429 for the window that refused, with `Retry-After` and the rate-limit headers.
 pub(super) fn rate_limited(key: &KeyRecord, q: Quota, now: i64, is_drift: bool) -> Response {
+    crate::metrics::rate_limited();
     let wait = u64::try_from(q.reset - now).unwrap_or(1);
     let what = if is_drift && q.limit == key.plan.drift_per_hour {
         "drift sessions"

@@ -55,6 +55,13 @@ pub struct ServeArgs {
     /// Seconds a request body may pause while it is read before the request fails.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     body_timeout: u64,
+    /// Serve Prometheus metrics at http://ADDR/metrics, a listener apart from the API
+    /// (port 0 picks one; printed). Off by default.
+    #[arg(long)]
+    metrics_addr: Option<SocketAddr>,
+    /// Log lines as text or as one JSON object per line.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
     /// Seconds a job may spend scoring before it ends `failed`, saying so (at least 1).
     #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     job_time_budget: u64,
@@ -69,7 +76,7 @@ pub struct ServeArgs {
 
 /// Runs the service until SIGINT or SIGTERM; returns the exit status.
 pub fn run(args: &ServeArgs) -> u8 {
-    init_logging();
+    init_logging(args.log_format);
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
@@ -83,14 +90,27 @@ pub fn run(args: &ServeArgs) -> u8 {
     }
 }
 
-fn init_logging() {
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line (timestamp, level, target, fields).
+    Json,
+}
+
+fn init_logging(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+        LogFormat::Json => builder.json().with_ansi(false).try_init(),
+    };
 }
 
 async fn serve(args: &ServeArgs) -> Result<(), String> {
@@ -169,6 +189,20 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     let retention = args
         .retain_days
         .map(|days| crate::retention::spawn(&state, days));
+    let metrics = match args.metrics_addr {
+        Some(at) => {
+            let (listener, bound) = crate::metrics::bind(at).await?;
+            let handle = crate::metrics::install()
+                .ok_or("cannot install the metrics recorder: one is installed already")?;
+            println!("undertone: metrics on http://{bound}/metrics");
+            Some(tokio::spawn(crate::metrics::serve(
+                listener,
+                handle,
+                state.clone(),
+            )))
+        }
+        None => None,
+    };
     println!("undertone: listening on http://{addr} ({workers} workers, database {url})");
     tracing::info!(%addr, workers, database = %url, "listening");
     crate::transport::serve(
@@ -183,6 +217,9 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     scheduler.shutdown().await;
     if let Some(retention) = retention {
         retention.abort();
+    }
+    if let Some(metrics) = metrics {
+        metrics.abort();
     }
     if let Some(notifications) = notifications {
         notifications.abort();

@@ -314,6 +314,8 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     async fn session(&self, id: &str, org_id: &str) -> StoreResult<Option<SessionRecord>>;
     /// Jobs waiting or running.
     async fn queue_depth(&self) -> StoreResult<u64>;
+    /// When the oldest job waiting or running was accepted, if any.
+    async fn queue_oldest(&self) -> StoreResult<Option<DateTime<Utc>>>;
 
     /// Requeues jobs whose lease ended before `now_ms` (or fails them after
     /// `max_attempts`), then leases the oldest waiting job until `now_ms + lease_ms`.
@@ -341,10 +343,14 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     async fn renew(&self, job: &Job, until_ms: i64) -> StoreResult<bool>;
     /// Deletes what was stored before `before` (`--retain-days`): finished sessions
     /// with their input and result, webhook events none of whose deliveries is still
-    /// pending (with the deliveries and their attempts), history rows of conversations
-    /// that started before it, and reports. Keys, endpoints, deploy markers and
-    /// unfinished work stay.
-    async fn purge(&self, before: DateTime<Utc>) -> StoreResult<Purged>;
+    /// pending (with the deliveries and their attempts), and reports; and history rows
+    /// of conversations that started before `history_before`. Keys, endpoints, deploy
+    /// markers and unfinished work stay.
+    async fn purge(
+        &self,
+        before: DateTime<Utc>,
+        history_before: DateTime<Utc>,
+    ) -> StoreResult<Purged>;
 
     /// Starts a task that wakes this process's idle workers when another process
     /// queues a job or a delivery; `None` when the backend has no such signal (the

@@ -316,7 +316,13 @@ pub async fn attempt(state: &AppState, sender: &Sender, job: DeliveryJob) {
         response_body: (!sent.body.is_empty()).then_some(sent.body),
     };
     match state.store.finish_delivery(&job, &record, next).await {
-        Ok(true) => tracing::info!(
+        Ok(true) => {
+            crate::metrics::webhook_attempt(match next {
+                NextStep::Succeeded => "succeeded",
+                NextStep::RetryAt(_) => "retry",
+                NextStep::Failed => "failed",
+            });
+            tracing::info!(
             delivery = %job.id,
             kind = %job.kind,
             attempt = job.attempt,
@@ -324,7 +330,8 @@ pub async fn attempt(state: &AppState, sender: &Sender, job: DeliveryJob) {
             error = ?sent.error,
             next = ?next,
             "webhook attempt"
-        ),
+            )
+        }
         Ok(false) => {
             tracing::warn!(delivery = %job.id, "webhook attempt finished after its lease ran out")
         }

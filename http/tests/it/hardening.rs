@@ -150,3 +150,71 @@ fn requests_over_the_concurrency_limit_are_shed_with_retry_after() {
     }
     server.assert_no_panic();
 }
+
+#[test]
+fn metrics_and_json_logs_describe_what_the_server_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(
+        &dir,
+        &["--metrics-addr", "127.0.0.1:0", "--log-format", "json"],
+    );
+    let metrics_at = server.metrics.expect("the metrics address is printed");
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/support-refund-goes-wrong.json"
+    ))
+    .expect("example");
+    let accepted = request(server.addr, "POST", "/api/v1/ingest", &key, Some(&body));
+    assert_eq!(accepted.status, 202, "{}", accepted.text());
+    let id = accepted.json()["session_id"].as_str().unwrap().to_owned();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let session = loop {
+        let s = request(
+            server.addr,
+            "GET",
+            &format!("/api/v1/intelligence/{id}"),
+            &key,
+            None,
+        );
+        if s.json()["status"] == "complete" {
+            break s.json();
+        }
+        assert!(Instant::now() < deadline, "{}", s.text());
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let turns = session["full_output"]["intelligence"]["human_turn_count"]
+        .as_u64()
+        .expect("a count");
+    // Metrics are served on their own listener, off the API.
+    let scraped = request(metrics_at, "GET", "/metrics", "", None);
+    assert_eq!(scraped.status, 200);
+    let text = scraped.text();
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    };
+    assert_eq!(
+        value(r#"undertone_jobs_finished_total{kind="ingest",status="complete"}"#),
+        1.0
+    );
+    assert_eq!(value("undertone_scored_turns_total"), turns as f64);
+    assert_eq!(value("undertone_queue_depth"), 0.0);
+    assert_eq!(value("undertone_queue_oldest_age_seconds"), 0.0);
+    assert!(text.contains("undertone_job_duration_seconds"), "{text}");
+    assert_eq!(
+        request(server.addr, "GET", "/metrics", &key, None).status,
+        404,
+        "not on the API listener"
+    );
+    // Every log line is one JSON object with a level.
+    let log = server.log();
+    let lines: Vec<&str> = log.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(!lines.is_empty());
+    for line in lines {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(v["level"].is_string(), "{line}");
+    }
+    server.assert_no_panic();
+}

@@ -30,6 +30,8 @@ pub struct Server {
     pub addr: SocketAddr,
     /// The key printed on first start with an empty database.
     pub key: Option<String>,
+    /// Where the metrics listener is, when `--metrics-addr` started one.
+    pub metrics: Option<SocketAddr>,
     /// Everything the server wrote to stderr so far (its log).
     log: Arc<Mutex<String>>,
 }
@@ -69,6 +71,7 @@ impl Server {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             key: None,
+            metrics: None,
             log: Arc::new(Mutex::new(String::new())),
         };
         let stderr = server.child.stderr.take().expect("stderr is piped");
@@ -106,6 +109,9 @@ impl Server {
             let trimmed = line.trim();
             if trimmed.starts_with("ut_live_") {
                 server.key = Some(trimmed.to_owned());
+            }
+            if let Some(rest) = line.strip_prefix("undertone: metrics on http://") {
+                server.metrics = rest.trim_end_matches("/metrics").parse().ok();
             }
             if let Some(rest) = line.strip_prefix("undertone: listening on http://") {
                 let addr = rest.split(' ').next().unwrap_or_default();

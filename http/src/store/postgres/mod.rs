@@ -428,6 +428,14 @@ impl Store for PgStore {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
+    async fn queue_oldest(&self) -> StoreResult<Option<DateTime<Utc>>> {
+        Ok(sqlx::query_scalar(
+            "SELECT MIN(s.created_at) FROM jobs j JOIN sessions s ON s.id = j.session_id",
+        )
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
     async fn claim(
         &self,
         now_ms: i64,
@@ -612,7 +620,11 @@ impl Store for PgStore {
         Ok(held.rows_affected() == 1)
     }
 
-    async fn purge(&self, before: DateTime<Utc>) -> StoreResult<Purged> {
+    async fn purge(
+        &self,
+        before: DateTime<Utc>,
+        history_before: DateTime<Utc>,
+    ) -> StoreResult<Purged> {
         let mut tx = self.pool.begin().await?;
         let cutoff = ms(&before);
         sqlx::query(concat!(
@@ -653,7 +665,7 @@ impl Store for PgStore {
             .await?
             .rows_affected();
         let history = sqlx::query("DELETE FROM conversation_history WHERE started_at_ms < $1")
-            .bind(before.timestamp_millis())
+            .bind(history_before.timestamp_millis())
             .execute(&mut *tx)
             .await?
             .rows_affected();

@@ -343,6 +343,15 @@ impl Store for SqliteStore {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
+    async fn queue_oldest(&self) -> StoreResult<Option<DateTime<Utc>>> {
+        let oldest: Option<String> = sqlx::query_scalar(
+            "SELECT MIN(s.created_at) FROM jobs j JOIN sessions s ON s.id = j.session_id",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        oldest.as_deref().map(parse_time).transpose()
+    }
+
     async fn claim(
         &self,
         now_ms: i64,
@@ -543,7 +552,11 @@ impl Store for SqliteStore {
         Ok(held.rows_affected() == 1)
     }
 
-    async fn purge(&self, before: DateTime<Utc>) -> StoreResult<Purged> {
+    async fn purge(
+        &self,
+        before: DateTime<Utc>,
+        history_before: DateTime<Utc>,
+    ) -> StoreResult<Purged> {
         let mut tx = self.write().await?;
         let cutoff = format_time(&before);
         sqlx::query(concat!(
@@ -584,7 +597,7 @@ impl Store for SqliteStore {
             .await?
             .rows_affected();
         let history = sqlx::query("DELETE FROM conversation_history WHERE started_at_ms < ?")
-            .bind(before.timestamp_millis())
+            .bind(history_before.timestamp_millis())
             .execute(&mut *tx)
             .await?
             .rows_affected();

@@ -486,7 +486,7 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
         .await
         .expect("enqueue");
 
-    let purged = store.purge(at(DAY)).await.expect("purge");
+    let purged = store.purge(at(DAY), at(DAY)).await.expect("purge");
     assert_eq!(
         purged,
         Purged {
@@ -523,9 +523,12 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
     assert_eq!(log[0].event_id, "ev_wait");
     // A second sweep finds nothing more.
     assert_eq!(
-        store.purge(at(DAY)).await.expect("purge"),
+        store.purge(at(DAY), at(DAY)).await.expect("purge"),
         Purged::default()
     );
+    // History has a cutoff of its own.
+    let later = store.purge(at(DAY), at(3 * DAY)).await.expect("purge");
+    assert_eq!(later.history, 1);
 }
 
 pub(super) async fn a_deployment_keeps_only_its_newest_deploy_markers(store: Arc<dyn Store>) {
