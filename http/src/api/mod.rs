@@ -46,6 +46,9 @@ pub const MAX_BODY_BYTES: usize = undertone_core::schema::limits::BODY_MAX_BYTES
 pub struct Config {
     /// Jobs the queue may hold before ingest answers 503.
     pub queue_capacity: u64,
+    /// Share of the queue one key may hold (0 to 1); beyond it that key's ingests and
+    /// drifts answer 503 while other keys still get 202s.
+    pub queue_key_share: f64,
     /// Accept `http://` and non-public webhook URLs (tests and local development).
     pub allow_private_webhooks: bool,
     /// How long a worker holds a job before another may take it.
@@ -69,6 +72,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             queue_capacity: 1000,
+            queue_key_share: 0.5,
             allow_private_webhooks: false,
             lease: Duration::from_secs(60),
             max_attempts: 4,
@@ -159,6 +163,19 @@ impl Handoff {
     /// Body bytes held now.
     pub fn bytes(&self) -> usize {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+}
+
+impl Config {
+    /// The queue's limits: its capacity, and the jobs one key may hold (its share of
+    /// the capacity, at least 1).
+    pub fn queue_limit(&self) -> crate::store::QueueLimit {
+        let share = self.queue_key_share.clamp(0.0, 1.0);
+        let per_key = ((self.queue_capacity as f64) * share).floor() as u64;
+        crate::store::QueueLimit {
+            capacity: self.queue_capacity,
+            per_key: per_key.max(1),
+        }
     }
 }
 

@@ -35,7 +35,7 @@ pub(super) async fn enqueue(
         .store
         .enqueue(
             session,
-            state.config.queue_capacity,
+            state.config.queue_limit(),
             caller.deferred.as_deref(),
         )
         .await;
@@ -45,6 +45,18 @@ pub(super) async fn enqueue(
             Ok(quota)
         }
         Ok(Enqueued::QueueFull) => Err(queue_full(state).into_response()),
+        Ok(Enqueued::KeyShareFull(held)) => Err(ApiError::new(
+            Code::ServiceUnavailable,
+            format!(
+                "this key holds {held} jobs of the queue, its share ({:.0}% of {}); \
+                 retry after {} s, when some have finished",
+                state.config.queue_key_share * 100.0,
+                state.config.queue_capacity,
+                state.config.queue_retry_after
+            ),
+        )
+        .retry_after(state.config.queue_retry_after)
+        .into_response()),
         Ok(Enqueued::RateLimited(q)) => {
             let now = state.clock.now().timestamp();
             Err(rate_limited(&caller.key, q, now, true))

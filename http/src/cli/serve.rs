@@ -32,6 +32,10 @@ pub struct ServeArgs {
     /// Jobs the queue may hold before ingest answers 503.
     #[arg(long, default_value_t = 1000)]
     queue_capacity: u64,
+    /// Share of the queue one key may hold, above 0 and at most 1; beyond it that key
+    /// gets 503 while the others still get 202.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_share)]
+    queue_key_share: f64,
     /// Accept http:// and private-address webhook URLs (local development and tests).
     #[arg(long)]
     allow_private_webhooks: bool,
@@ -87,6 +91,14 @@ pub fn run(args: &ServeArgs) -> u8 {
             eprintln!("error: {message}");
             1
         }
+    }
+}
+
+/// A share in (0, 1].
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
+        _ => Err(format!("`{s}` is not a share above 0 and at most 1")),
     }
 }
 
@@ -159,6 +171,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     });
     let config = Config {
         queue_capacity: args.queue_capacity,
+        queue_key_share: args.queue_key_share,
         allow_private_webhooks: args.allow_private_webhooks,
         lease: Duration::from_secs(args.lease_seconds.max(1)),
         job_time_budget: Duration::from_secs(args.job_time_budget),

@@ -175,6 +175,29 @@ pub enum Enqueued {
     QueueFull,
     /// A charged window was full; nothing was written or counted.
     RateLimited(Quota),
+    /// The session's key holds its share of the queue already (`per_key` jobs); nothing
+    /// was written or counted.
+    KeyShareFull(u64),
+}
+
+/// How many jobs the queue may hold: in all, and of one key (so that one tenant
+/// flooding ingest leaves room for the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueLimit {
+    /// Jobs waiting or running, of every key.
+    pub capacity: u64,
+    /// Jobs waiting or running of one key.
+    pub per_key: u64,
+}
+
+impl QueueLimit {
+    /// A limit on the total only (one key may fill the queue).
+    pub const fn total(capacity: u64) -> Self {
+        QueueLimit {
+            capacity,
+            per_key: capacity,
+        }
+    }
 }
 
 /// A stored session.
@@ -307,7 +330,7 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     async fn enqueue(
         &self,
         session: &NewSession,
-        capacity: u64,
+        limit: QueueLimit,
         charge: Option<&[Window]>,
     ) -> StoreResult<Enqueued>;
     /// A session of `org_id`.

@@ -218,3 +218,170 @@ fn metrics_and_json_logs_describe_what_the_server_did() {
     }
     server.assert_no_panic();
 }
+
+/// A key created with `undertone keys create` on the server's database.
+fn second_key(dir: &tempfile::TempDir) -> String {
+    let db = format!("sqlite://{}/h.db", dir.path().display());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_undertone"))
+        .args([
+            "keys",
+            "create",
+            "--name",
+            "second",
+            "--scope",
+            "read-write",
+            "--database",
+            &db,
+        ])
+        .output()
+        .expect("keys create runs");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("key:"))
+        .map(|k| k.trim().to_owned())
+        .expect("a key line")
+}
+
+/// An HTTP receiver on 127.0.0.1 that answers 200 to everything; its URL.
+fn ok_receiver() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("address"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65536];
+                let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+            });
+        }
+    });
+    url
+}
+
+#[test]
+#[ignore = "the load check: scripts/test runs it with --ignored --nocapture to print its figures"]
+fn load_one_key_floods_ingest_and_webhook_tests_while_another_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, flooder) = start(
+        &dir,
+        &[
+            "--queue-capacity",
+            "20",
+            "--workers",
+            "1",
+            "--allow-private-webhooks",
+        ],
+    );
+    let other = second_key(&dir);
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/support-refund-goes-wrong.json"
+    ))
+    .expect("example");
+    let hook = request(
+        server.addr,
+        "POST",
+        "/api/v1/webhooks",
+        &flooder,
+        Some(
+            serde_json::json!({"url": ok_receiver(), "events": ["anomaly_detected"]})
+                .to_string()
+                .as_bytes(),
+        ),
+    );
+    assert_eq!(hook.status, 201, "{}", hook.text());
+    let hook_id = hook.json()["id"].as_str().unwrap().to_owned();
+
+    // The flood: four connections of ingests and webhook tests from one key.
+    let started = Instant::now();
+    let flood: Vec<_> = (0..4)
+        .map(|t| {
+            let (addr, key, body, hook_id) =
+                (server.addr, flooder.clone(), body.clone(), hook_id.clone());
+            std::thread::spawn(move || {
+                let mut counts = std::collections::BTreeMap::<u16, u32>::new();
+                for i in 0..40 {
+                    let reply = if (i + t) % 4 == 0 {
+                        request(
+                            addr,
+                            "POST",
+                            &format!("/api/v1/webhooks/{hook_id}/test"),
+                            &key,
+                            Some(b"{}"),
+                        )
+                    } else {
+                        request(addr, "POST", "/api/v1/ingest", &key, Some(&body))
+                    };
+                    *counts.entry(reply.status).or_default() += 1;
+                }
+                counts
+            })
+        })
+        .collect();
+    // Meanwhile the other key ingests ten times.
+    let mut accepted = Vec::new();
+    for _ in 0..10 {
+        let reply = request(server.addr, "POST", "/api/v1/ingest", &other, Some(&body));
+        assert_eq!(
+            reply.status,
+            202,
+            "the other key was refused: {}",
+            reply.text()
+        );
+        accepted.push((
+            Instant::now(),
+            reply.json()["session_id"].as_str().unwrap().to_owned(),
+        ));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut flood_counts = std::collections::BTreeMap::<u16, u32>::new();
+    for f in flood {
+        for (status, n) in f.join().expect("the flood thread ends") {
+            *flood_counts.entry(status).or_default() += n;
+        }
+    }
+    // Every one of the other key's sessions completes.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut waits = Vec::new();
+    for (at, id) in &accepted {
+        loop {
+            let s = request(
+                server.addr,
+                "GET",
+                &format!("/api/v1/intelligence/{id}"),
+                &other,
+                None,
+            );
+            if s.json()["status"] == "complete" {
+                waits.push(at.elapsed().as_secs_f64());
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{id} never completed: {}",
+                s.text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    waits.sort_by(f64::total_cmp);
+    println!(
+        "load check ({:.1} s): flooding key, 160 requests (120 ingests, 40 webhook tests) \
+         on 4 connections, answered {flood_counts:?}; other key: 10/10 ingests accepted (202), \
+         all complete, from acceptance to complete median {:.2} s, max {:.2} s \
+         (queue capacity 20, a key's share 50%, 1 worker)",
+        started.elapsed().as_secs_f64(),
+        waits[waits.len() / 2],
+        waits[waits.len() - 1]
+    );
+    assert!(
+        flood_counts.get(&503).copied().unwrap_or(0) > 0,
+        "the flood never reached its share: {flood_counts:?}"
+    );
+    server.assert_no_panic();
+}

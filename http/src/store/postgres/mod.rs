@@ -26,8 +26,8 @@ use tokio::task::JoinHandle;
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, Reaped, SessionKind,
-    SessionRecord, SessionStatus, Store, StoreError, StoreResult, Wake,
+    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped,
+    SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, Wake,
 };
 use crate::keys::Scope;
 use crate::limits::{self, Decision, Plan, Window};
@@ -359,7 +359,7 @@ impl Store for PgStore {
     async fn enqueue(
         &self,
         s: &NewSession,
-        capacity: u64,
+        limit: QueueLimit,
         charge: Option<&[Window]>,
     ) -> StoreResult<Enqueued> {
         let mut tx = self.pool.begin().await?;
@@ -376,8 +376,18 @@ impl Store for PgStore {
         let depth: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
             .fetch_one(&mut *tx)
             .await?;
-        if u64::try_from(depth).unwrap_or(0) >= capacity {
+        if u64::try_from(depth).unwrap_or(0) >= limit.capacity {
             return Ok(Enqueued::QueueFull);
+        }
+        let held: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM jobs j JOIN sessions s ON s.id = j.session_id \
+             WHERE s.key_id = $1",
+        )
+        .bind(&s.key_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if u64::try_from(held).unwrap_or(0) >= limit.per_key {
+            return Ok(Enqueued::KeyShareFull(limit.per_key));
         }
         sqlx::query(
             "INSERT INTO sessions (id, kind, org_id, key_id, deployment_id, event_count, \

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use undertone_http::limits::{Decision, Plan, Quota, windows_for};
 use undertone_http::store::{
-    AttemptRecord, DeliveryStatus, Effects, Enqueued, NextStep, Reaped, ReportRecord,
+    AttemptRecord, DeliveryStatus, Effects, Enqueued, NextStep, QueueLimit, Reaped, ReportRecord,
     SessionStatus, Store, Targets,
 };
 
@@ -104,7 +104,11 @@ pub(super) async fn concurrent_claimers_take_each_job_once(store: Arc<dyn Store>
     let ids: Vec<String> = (0..100).map(|i| format!("s_{i:03}")).collect();
     for (i, id) in ids.iter().enumerate() {
         store
-            .enqueue(&ingest(id, &k, None, i as i64), ROOMY, None)
+            .enqueue(
+                &ingest(id, &k, None, i as i64),
+                QueueLimit::total(ROOMY),
+                None,
+            )
             .await
             .expect("enqueue");
     }
@@ -168,7 +172,7 @@ pub(super) async fn concurrent_enqueues_count_each_accepted_session_once(store: 
             let session = ingest(&format!("s_{i:03}"), &k, None, i);
             tokio::spawn(async move {
                 let enqueued = store
-                    .enqueue(&session, ROOMY, Some(&windows))
+                    .enqueue(&session, QueueLimit::total(ROOMY), Some(&windows))
                     .await
                     .expect("enqueue");
                 (session.id, enqueued)
@@ -220,7 +224,11 @@ pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<
     let ids: Vec<String> = (0..20).map(|i| format!("s_{i:02}")).collect();
     for (i, id) in ids.iter().enumerate() {
         store
-            .enqueue(&ingest(id, &k, None, i as i64), ROOMY, None)
+            .enqueue(
+                &ingest(id, &k, None, i as i64),
+                QueueLimit::total(ROOMY),
+                None,
+            )
             .await
             .expect("enqueue");
     }
@@ -465,7 +473,10 @@ pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: 
     let k = stored_key(&*store, "key_h").await;
     for i in 0..40 {
         let s = ingest(&format!("s_{i:02}"), &k, Some("dep"), i);
-        store.enqueue(&s, ROOMY, None).await.expect("enqueue");
+        store
+            .enqueue(&s, QueueLimit::total(ROOMY), None)
+            .await
+            .expect("enqueue");
     }
     let mut jobs = Vec::new();
     while let (Some(job), _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim") {

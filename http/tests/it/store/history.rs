@@ -9,7 +9,7 @@ use std::sync::Arc;
 use undertone_core::monitor::ConversationPoint;
 use undertone_http::store::{
     AttemptRecord, DeployRecord, Effects, KeyRecord, Measured, NewDeploy, NextStep, Outcome,
-    Purged, ReportRecord, Store, Targets,
+    Purged, QueueLimit, ReportRecord, Store, Targets,
 };
 
 use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
@@ -36,7 +36,7 @@ async fn finish_with(
     store
         .enqueue(
             &ingest(session, key, Some(deployment), offset_ms),
-            100,
+            QueueLimit::total(100),
             None,
         )
         .await
@@ -482,7 +482,11 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
     finish_with(&*store, &k, "s_new", "dep_1", &new_point, 2 * DAY).await;
     // Old but never finished (enqueued last, so the claims above did not take it).
     store
-        .enqueue(&ingest("s_waiting", &k, Some("dep_1"), 1), 100, None)
+        .enqueue(
+            &ingest("s_waiting", &k, Some("dep_1"), 1),
+            QueueLimit::total(100),
+            None,
+        )
         .await
         .expect("enqueue");
 

@@ -196,6 +196,7 @@ conformance! {
     queue::enqueue_writes_the_session_and_its_job,
     queue::a_full_queue_writes_and_counts_nothing,
     queue::a_rate_limited_enqueue_writes_and_counts_nothing,
+    queue::a_key_holds_at_most_its_share_of_the_queue,
     queue::claim_leases_the_oldest_job,
     queue::finish_completes_the_session_and_removes_its_job,
     queue::finish_records_a_failure,

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use undertone_http::limits::{Plan, Quota, windows_for};
 use undertone_http::store::{
-    Effects, Enqueued, NewDeploy, NewSession, Outcome, Reaped, SessionKind, SessionRecord,
-    SessionStatus, Store, Targets,
+    Effects, Enqueued, NewDeploy, NewSession, Outcome, QueueLimit, Reaped, SessionKind,
+    SessionRecord, SessionStatus, Store, Targets,
 };
 
 use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
@@ -72,7 +72,10 @@ pub(super) async fn enqueue_writes_the_session_and_its_job(store: Arc<dyn Store>
     assert_eq!(store.queue_depth().await.expect("depth"), 0);
     for s in [&first, &drift] {
         assert_eq!(
-            store.enqueue(s, ROOMY, None).await.expect("enqueue"),
+            store
+                .enqueue(s, QueueLimit::total(ROOMY), None)
+                .await
+                .expect("enqueue"),
             Enqueued::Accepted(None)
         );
     }
@@ -131,7 +134,11 @@ pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>
     for (i, id) in ["s_1", "s_2"].into_iter().enumerate() {
         assert!(matches!(
             store
-                .enqueue(&ingest(id, &k, None, i as i64), 2, Some(&windows))
+                .enqueue(
+                    &ingest(id, &k, None, i as i64),
+                    QueueLimit::total(2),
+                    Some(&windows)
+                )
                 .await
                 .expect("enqueue"),
             Enqueued::Accepted(Some(_))
@@ -139,14 +146,18 @@ pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>
     }
     assert_eq!(
         store
-            .enqueue(&ingest("s_3", &k, None, 2), 2, Some(&windows))
+            .enqueue(
+                &ingest("s_3", &k, None, 2),
+                QueueLimit::total(2),
+                Some(&windows)
+            )
             .await
             .expect("enqueue"),
         Enqueued::QueueFull
     );
     assert_eq!(
         store
-            .enqueue(&ingest("s_4", &k, None, 3), 2, None)
+            .enqueue(&ingest("s_4", &k, None, 3), QueueLimit::total(2), None)
             .await
             .expect("enqueue"),
         Enqueued::QueueFull
@@ -165,7 +176,7 @@ pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>
     let job = job.expect("a job");
     assert_eq!(
         store
-            .enqueue(&ingest("s_5", &k, None, 4), 2, None)
+            .enqueue(&ingest("s_5", &k, None, 4), QueueLimit::total(2), None)
             .await
             .expect("enqueue"),
         Enqueued::QueueFull
@@ -179,11 +190,67 @@ pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>
     assert_eq!(store.queue_depth().await.expect("depth"), 1);
     assert_eq!(
         store
-            .enqueue(&ingest("s_5", &k, None, 6), 2, None)
+            .enqueue(&ingest("s_5", &k, None, 6), QueueLimit::total(2), None)
             .await
             .expect("enqueue"),
         Enqueued::Accepted(None)
     );
+}
+
+pub(super) async fn a_key_holds_at_most_its_share_of_the_queue(store: Arc<dyn Store>) {
+    let a = stored_key(&*store, "key_a").await;
+    let b = stored_key(&*store, "key_b").await;
+    let limit = QueueLimit {
+        capacity: 10,
+        per_key: 2,
+    };
+    for (i, id) in ["s_a1", "s_a2"].into_iter().enumerate() {
+        assert!(matches!(
+            store
+                .enqueue(&ingest(id, &a, None, i as i64), limit, None)
+                .await
+                .expect("enqueue"),
+            Enqueued::Accepted(_)
+        ));
+    }
+    assert_eq!(
+        store
+            .enqueue(&ingest("s_a3", &a, None, 3), limit, None)
+            .await
+            .expect("enqueue"),
+        Enqueued::KeyShareFull(2)
+    );
+    assert!(
+        store.session("s_a3", ORG).await.expect("session").is_none(),
+        "nothing written"
+    );
+    // Another key still gets in; a finished job gives the first key its room back.
+    assert!(matches!(
+        store
+            .enqueue(&ingest("s_b1", &b, None, 4), limit, None)
+            .await
+            .expect("enqueue"),
+        Enqueued::Accepted(_)
+    ));
+    let (job, _) = store
+        .claim(T0 + 10, LEASE, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    let job = job.expect("a job");
+    assert_eq!(job.session_id, "s_a1");
+    assert!(
+        store
+            .finish(&job, &complete("a1"), &Effects::default(), at(10))
+            .await
+            .expect("finish")
+    );
+    assert!(matches!(
+        store
+            .enqueue(&ingest("s_a3", &a, None, 11), limit, None)
+            .await
+            .expect("enqueue"),
+        Enqueued::Accepted(_)
+    ));
 }
 
 pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<dyn Store>) {
@@ -202,7 +269,11 @@ pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<
     let reset = windows[0].reset;
     assert_eq!(
         store
-            .enqueue(&ingest("s_1", &k, None, 0), ROOMY, Some(&windows))
+            .enqueue(
+                &ingest("s_1", &k, None, 0),
+                QueueLimit::total(ROOMY),
+                Some(&windows)
+            )
             .await
             .expect("enqueue"),
         Enqueued::Accepted(Some(Quota {
@@ -213,7 +284,11 @@ pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<
     );
     assert_eq!(
         store
-            .enqueue(&ingest("s_2", &k, None, 1), ROOMY, Some(&windows))
+            .enqueue(
+                &ingest("s_2", &k, None, 1),
+                QueueLimit::total(ROOMY),
+                Some(&windows)
+            )
             .await
             .expect("enqueue"),
         Enqueued::Accepted(Some(Quota {
@@ -224,7 +299,11 @@ pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<
     );
     assert_eq!(
         store
-            .enqueue(&ingest("s_3", &k, None, 2), ROOMY, Some(&windows))
+            .enqueue(
+                &ingest("s_3", &k, None, 2),
+                QueueLimit::total(ROOMY),
+                Some(&windows)
+            )
             .await
             .expect("enqueue"),
         Enqueued::RateLimited(Quota {
@@ -243,7 +322,11 @@ pub(super) async fn claim_leases_the_oldest_job(store: Arc<dyn Store>) {
     // Enqueued b, a, c: the queue is in the order of enqueueing.
     for (id, offset) in [("s_b", 0), ("s_a", 1), ("s_c", 2)] {
         store
-            .enqueue(&ingest(id, &k, None, offset), ROOMY, None)
+            .enqueue(
+                &ingest(id, &k, None, offset),
+                QueueLimit::total(ROOMY),
+                None,
+            )
             .await
             .expect("enqueue");
     }
@@ -278,7 +361,10 @@ pub(super) async fn claim_leases_the_oldest_job(store: Arc<dyn Store>) {
 pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     let s = ingest("s_done", &k, Some("dep_1"), 0);
-    store.enqueue(&s, ROOMY, None).await.expect("enqueue");
+    store
+        .enqueue(&s, QueueLimit::total(ROOMY), None)
+        .await
+        .expect("enqueue");
     let (job, _) = store
         .claim(T0 + 10, LEASE, MAX_ATTEMPTS)
         .await
@@ -345,7 +431,11 @@ pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<
 pub(super) async fn finish_records_a_failure(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     store
-        .enqueue(&ingest("s_bad", &k, None, 0), ROOMY, None)
+        .enqueue(
+            &ingest("s_bad", &k, None, 0),
+            QueueLimit::total(ROOMY),
+            None,
+        )
         .await
         .expect("enqueue");
     let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
@@ -382,7 +472,11 @@ pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
         .await
         .expect("create_webhook");
     store
-        .enqueue(&ingest("s_slow", &k, Some("dep_1"), 0), ROOMY, None)
+        .enqueue(
+            &ingest("s_slow", &k, Some("dep_1"), 0),
+            QueueLimit::total(ROOMY),
+            None,
+        )
         .await
         .expect("enqueue");
 
@@ -513,7 +607,7 @@ pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
 pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     store
-        .enqueue(&ingest("s_r", &k, None, 0), ROOMY, None)
+        .enqueue(&ingest("s_r", &k, None, 0), QueueLimit::total(ROOMY), None)
         .await
         .expect("enqueue");
     // Released more often than the attempts allowed: releases are not attempts.
@@ -548,7 +642,11 @@ pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) 
 pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_q").await;
     store
-        .enqueue(&ingest("s_long", &k, None, 0), ROOMY, None)
+        .enqueue(
+            &ingest("s_long", &k, None, 0),
+            QueueLimit::total(ROOMY),
+            None,
+        )
         .await
         .expect("enqueue");
     let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
@@ -593,10 +691,17 @@ pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
         .expect("create_webhook");
     let mut s = ingest("s_lost", &k, Some("dep_1"), 0);
     s.webhook_url = Some("https://client.example/ready".to_owned());
-    store.enqueue(&s, ROOMY, None).await.expect("enqueue");
+    store
+        .enqueue(&s, QueueLimit::total(ROOMY), None)
+        .await
+        .expect("enqueue");
     // A job with no deployment, and one claimed later, in the same queue.
     store
-        .enqueue(&ingest("s_other", &k, None, 1), ROOMY, None)
+        .enqueue(
+            &ingest("s_other", &k, None, 1),
+            QueueLimit::total(ROOMY),
+            None,
+        )
         .await
         .expect("enqueue");
 
