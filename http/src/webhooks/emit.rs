@@ -90,7 +90,29 @@ pub struct CrossingData {
     /// The turn's evidence for the dimension, strongest first.
     #[schema(value_type = Vec<Object>)]
     pub evidence: Vec<Evidence>,
+    /// On the last crossing event of a dimension in a session that crossed in more
+    /// conversations than are sent one by one: this crossing and the ones not sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summarised: Option<Summarised>,
 }
+
+/// Crossings of one dimension in one session beyond [`MAX_CROSSINGS_PER_DIMENSION`],
+/// summarised in one event instead of one event each.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct Summarised {
+    /// Crossings summarised (this event's and the ones not sent).
+    pub crossings: usize,
+    /// Their conversations as sent, the first [`SUMMARISED_IDS`] of them.
+    pub conversation_external_ids: Vec<String>,
+}
+
+/// Crossing events sent one by one per dimension and session; the rest go in one
+/// summarising event, so a batch of thousands of conversations cannot queue thousands
+/// of deliveries per endpoint.
+pub const MAX_CROSSINGS_PER_DIMENSION: usize = 20;
+
+/// Conversation ids a summarising event lists at most.
+pub const SUMMARISED_IDS: usize = 100;
 
 /// `data` of `anomaly_detected`: the core detector's finding (docs/drift.md).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -204,8 +226,27 @@ pub fn ingest_effects(
     };
     events.extend(ready_event(job, &data, at));
 
+    // Per dimension, the first crossings one by one, then one event for the rest.
+    let mut by_dimension: BTreeMap<&'static str, Vec<Crossing>> = BTreeMap::new();
     for c in monitor::crossings(result) {
-        events.extend(crossing_event(job, deployment, &c, at));
+        by_dimension.entry(c.dimension.as_str()).or_default().push(c);
+    }
+    for crossings in by_dimension.into_values() {
+        let (each, rest) = crossings.split_at(crossings.len().min(MAX_CROSSINGS_PER_DIMENSION));
+        for c in each {
+            events.extend(crossing_event(job, deployment, c, None, at));
+        }
+        if let Some(first) = rest.first() {
+            let summary = Summarised {
+                crossings: rest.len(),
+                conversation_external_ids: rest
+                    .iter()
+                    .take(SUMMARISED_IDS)
+                    .map(|c| c.conversation_id.clone())
+                    .collect(),
+            };
+            events.extend(crossing_event(job, deployment, first, Some(summary), at));
+        }
     }
 
     // The history as it is now: stored rows, replaced by this session's where the
@@ -273,6 +314,7 @@ fn crossing_event(
     job: &Job,
     deployment: &str,
     c: &Crossing,
+    summarised: Option<Summarised>,
     at: DateTime<Utc>,
 ) -> Option<NewEvent> {
     let kind = EventKind::LayerZThresholdCrossed.as_str();
@@ -299,6 +341,7 @@ fn crossing_event(
         event_index: c.event_index,
         signal: c.signal,
         evidence: c.evidence.clone(),
+        summarised,
     };
     event(&job.org_id, deployment, kind, id, &data, at)
 }

@@ -983,6 +983,73 @@ async fn a_crossing_seen_again_in_a_longer_conversation_is_not_sent_twice() {
     );
 }
 
+#[tokio::test]
+async fn crossings_beyond_twenty_per_dimension_are_summarised_in_one_event() {
+    let svc = Svc::new().await;
+    let hook = svc.register(&["layer_z_threshold_crossed"]).await;
+    let texts = [
+        "Hi, how do I change my delivery address?",
+        "You can change it in your account settings.",
+        "That option is not there. I already looked.",
+        "You can change it in your account settings.",
+        "This is ridiculous, I have asked three times already!!!",
+        "You can change it in your account settings.",
+        "This is useless, you are a stupid bot and I am furious!!!",
+    ];
+    let start = at("2026-11-17T10:00:00Z");
+    // Thirty conversations that each cross frustration_buildup once.
+    let events: Vec<Value> = (0..30)
+        .flat_map(|i| {
+            conversation(
+                &format!("c-{i:02}"),
+                &format!("u-{i:02}"),
+                start + Duration::minutes(i),
+                &texts,
+                None,
+            )
+        })
+        .collect();
+    let body = request("flood-bot", events);
+    let (_, result) = score(&body);
+    let crossed: Vec<_> = monitor::crossings(&result)
+        .into_iter()
+        .filter(|x| x.dimension.as_str() == "frustration_buildup")
+        .collect();
+    assert_eq!(crossed.len(), 30, "the fixture must cross 30 times");
+    let others = monitor::crossings(&result).len() - crossed.len();
+    assert!(others <= 20, "only frustration is flooded here: {others} others");
+
+    svc.ingest_and_run(&body).await;
+    // Twenty one by one and one summary, per endpoint.
+    assert_eq!(svc.deliveries(&hook).await.len(), 21 + others);
+    let frustration: Vec<Value> = svc
+        .envelopes("layer_z_threshold_crossed")
+        .await
+        .into_iter()
+        .filter(|e| e["data"]["dimension"] == "frustration_buildup")
+        .collect();
+    assert_eq!(frustration.len(), 21);
+    let summaries: Vec<&Value> = frustration
+        .iter()
+        .filter(|e| e["data"].get("summarised").is_some())
+        .collect();
+    assert_eq!(summaries.len(), 1);
+    let s = &summaries[0]["data"];
+    assert_eq!(s["summarised"]["crossings"], 10);
+    let ids: Vec<&str> = s["summarised"]["conversation_external_ids"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .map(|v| v.as_str().expect("id"))
+        .collect();
+    let expected: Vec<String> = crossed[20..]
+        .iter()
+        .map(|x| x.conversation_id.clone())
+        .collect();
+    assert_eq!(ids, expected);
+    assert_eq!(s["conversation_external_id"], json!(expected[0]));
+}
+
 // ---------------------------------------------------------------------------------
 // anomaly_detected
 // ---------------------------------------------------------------------------------
