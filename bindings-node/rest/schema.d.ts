@@ -481,6 +481,7 @@ export interface components {
             signal?: string | null;
             /** @description The turn's evidence for the dimension, strongest first. */
             evidence: Record<string, never>[];
+            summarised?: components["schemas"]["Summarised"] | null;
         };
         /** @description A page of deliveries. */
         DeliveryPage: {
@@ -571,6 +572,15 @@ export interface components {
             path: string;
             /** @description What is wrong there. */
             message: string;
+        };
+        /** @description When and why an endpoint was disabled. */
+        DisabledView: {
+            /** @description Always `webhook.disabled`. */
+            event_type: string;
+            /** @description When (RFC 3339, UTC). */
+            at: string;
+            /** @description Why. */
+            reason: string;
         };
         /**
          * @description The 202 answer to a drift request.
@@ -1038,6 +1048,16 @@ export interface components {
             /** @description Why processing failed. */
             error?: string | null;
         };
+        /**
+         * @description Crossings of one dimension in one session beyond [`MAX_CROSSINGS_PER_DIMENSION`],
+         *     summarised in one event instead of one event each.
+         */
+        Summarised: {
+            /** @description Crossings summarised (this event's and the ones not sent). */
+            crossings: number;
+            /** @description Their conversations as sent, the first [`SUMMARISED_IDS`] of them. */
+            conversation_external_ids: string[];
+        };
         /** @description The `data` of a test event. */
         TestData: {
             /** @description The endpoint tested. */
@@ -1159,6 +1179,7 @@ export interface components {
              * @description Failed attempts since its last successful one.
              */
             failure_count: number;
+            disabled?: components["schemas"]["DisabledView"] | null;
         };
     };
     responses: never;

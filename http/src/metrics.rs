@@ -10,6 +10,7 @@
 //! | `undertone_job_duration_seconds` | histogram | `kind` |
 //! | `undertone_scored_turns_total` | counter | human turns scored by this process's workers |
 //! | `undertone_webhook_attempts_total` | counter | `outcome` (succeeded, retry, failed) |
+//! | `undertone_webhooks_disabled_total` | counter | endpoints disabled for failing |
 //! | `undertone_rate_limited_total` | counter | 429 answers |
 //! | `undertone_requests_shed_total` | counter | `reason` (requests, body_bytes) 503 answers |
 
@@ -41,6 +42,11 @@ pub fn turns_scored(n: usize) {
 /// A webhook attempt ended with `outcome`.
 pub fn webhook_attempt(outcome: &'static str) {
     metrics::counter!("undertone_webhook_attempts_total", "outcome" => outcome).increment(1);
+}
+
+/// An endpoint was disabled for failing every attempt too long.
+pub fn webhook_disabled() {
+    metrics::counter!("undertone_webhooks_disabled_total").increment(1);
 }
 
 /// A request was answered 429.

@@ -87,6 +87,21 @@ pub struct WebhookView {
     pub last_delivery_at: Option<String>,
     /// Failed attempts since its last successful one.
     pub failure_count: u32,
+    /// The `webhook.disabled` record: set when every attempt to the endpoint failed for
+    /// the server's `--webhook-disable-after` period; it then receives nothing more
+    /// (delete it and register it again once it answers). `null` while enabled.
+    pub disabled: Option<DisabledView>,
+}
+
+/// When and why an endpoint was disabled.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DisabledView {
+    /// Always `webhook.disabled`.
+    pub event_type: &'static str,
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// The endpoints of the calling key.
@@ -197,6 +212,11 @@ fn view(w: &WebhookRecord) -> WebhookView {
         created_at: time(&w.created_at),
         last_delivery_at: w.last_delivery_at.as_ref().map(time),
         failure_count: w.failure_count,
+        disabled: w.disabled.as_ref().map(|d| DisabledView {
+            event_type: "webhook.disabled",
+            at: time(&d.at),
+            reason: d.reason.clone(),
+        }),
     }
 }
 
@@ -280,6 +300,7 @@ pub(super) async fn create(
         created_at: state.clock.now(),
         last_delivery_at: None,
         failure_count: 0,
+        disabled: None,
     };
     let cap = u32::try_from(MAX_WEBHOOKS_PER_KEY).unwrap_or(u32::MAX);
     if !state.store.create_webhook(&record, cap).await? {

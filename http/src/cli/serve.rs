@@ -76,6 +76,10 @@ pub struct ServeArgs {
     /// Webhook attempts in flight at once.
     #[arg(long, default_value_t = 16)]
     webhook_concurrency: usize,
+    /// Hours after which an endpoint whose every attempt failed is disabled (fractions
+    /// allowed).
+    #[arg(long, default_value_t = 72.0, value_parser = parse_hours)]
+    webhook_disable_after: f64,
 }
 
 /// Runs the service until SIGINT or SIGTERM; returns the exit status.
@@ -91,6 +95,14 @@ pub fn run(args: &ServeArgs) -> u8 {
             eprintln!("error: {message}");
             1
         }
+    }
+}
+
+/// A positive number of hours.
+fn parse_hours(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(h) if h > 0.0 && h <= 24.0 * 3650.0 => Ok(h),
+        _ => Err(format!("`{s}` is not a number of hours above 0")),
     }
 }
 
@@ -186,6 +198,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     let delivery = DeliveryConfig {
         schedule: args.webhook_retry_schedule.clone(),
         concurrency: args.webhook_concurrency.max(1),
+        disable_after: Duration::from_secs_f64(args.webhook_disable_after * 3600.0),
         allow_private: args.allow_private_webhooks,
         ..DeliveryConfig::default()
     };

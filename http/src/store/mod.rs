@@ -21,8 +21,8 @@ use crate::keys::Scope;
 use crate::limits::{Decision, Plan, Quota, Window};
 pub use webhooks::{
     AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, DirectTarget,
-    Effects, Measured, NewDeploy, NewEvent, NextStep, ReportRecord, Targets, WebhookRecord,
-    WebhookStore,
+    Disabled, Effects, Measured, NewDeploy, NewEvent, NextStep, ReportRecord, Targets,
+    WebhookRecord, WebhookStore,
 };
 
 /// The database URL used when none is given: a file in the working directory.

@@ -19,6 +19,10 @@ pub(super) const NO_SECRET: &str = "no signing secret: the endpoint or key is go
 /// grow the table without bound.
 pub const MAX_DEPLOYS_PER_DEPLOYMENT: u32 = 500;
 
+/// Error of the pending deliveries cancelled when their endpoint was disabled.
+pub(super) const ENDPOINT_DISABLED: &str =
+    "cancelled: the endpoint was disabled after failing every attempt";
+
 /// Error of the pending deliveries cancelled when their key was revoked.
 pub(super) const KEY_REVOKED: &str =
     "cancelled: the API key that registered the endpoint was revoked";
@@ -44,6 +48,18 @@ pub struct WebhookRecord {
     pub last_delivery_at: Option<DateTime<Utc>>,
     /// Failed attempts since the last successful one.
     pub failure_count: u32,
+    /// Set when the endpoint was disabled for failing every attempt too long.
+    pub disabled: Option<Disabled>,
+}
+
+/// When and why an endpoint was disabled (it receives nothing more; delete it and
+/// register it again once it answers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disabled {
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Why, in a sentence.
+    pub reason: String,
 }
 
 /// Who receives an event.
@@ -287,6 +303,16 @@ pub trait WebhookStore: Send + Sync {
     async fn list_webhooks(&self, key_id: Option<&str>) -> StoreResult<Vec<WebhookRecord>>;
     /// One active endpoint of a key.
     async fn webhook(&self, id: &str, key_id: &str) -> StoreResult<Option<WebhookRecord>>;
+    /// Disables every active endpoint whose attempts have all failed since before
+    /// `failing_before` (its run of failures began then, and no attempt succeeded
+    /// since), recording `reason` at `at`, and cancels its pending deliveries; the ids
+    /// disabled.
+    async fn disable_failing_webhooks(
+        &self,
+        failing_before: DateTime<Utc>,
+        at: DateTime<Utc>,
+        reason: &str,
+    ) -> StoreResult<Vec<String>>;
     /// Deletes an endpoint of a key (`None`: of any key, the operator's `undertone
     /// webhooks delete`); its pending deliveries fail. False when unknown.
     async fn delete_webhook(

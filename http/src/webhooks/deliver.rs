@@ -39,6 +39,8 @@ pub struct DeliveryConfig {
     pub concurrency: usize,
     /// Accept `http://` and non-public addresses (tests and local development).
     pub allow_private: bool,
+    /// An endpoint whose every attempt failed for this long is disabled.
+    pub disable_after: Duration,
 }
 
 impl Default for DeliveryConfig {
@@ -48,6 +50,8 @@ impl Default for DeliveryConfig {
             timeout: Duration::from_secs(10),
             concurrency: 16,
             allow_private: false,
+            // Stripe disables an endpoint after about three days of failures.
+            disable_after: Duration::from_secs(72 * 3600),
         }
     }
 }
@@ -315,7 +319,11 @@ pub async fn attempt(state: &AppState, sender: &Sender, job: DeliveryJob) {
         error: sent.error.clone(),
         response_body: (!sent.body.is_empty()).then_some(sent.body),
     };
-    match state.store.finish_delivery(&job, &record, next).await {
+    let recorded = state.store.finish_delivery(&job, &record, next).await;
+    if matches!(recorded, Ok(true)) && next != NextStep::Succeeded {
+        disable_failing(state, &sender.config).await;
+    }
+    match recorded {
         Ok(true) => {
             crate::metrics::webhook_attempt(match next {
                 NextStep::Succeeded => "succeeded",
@@ -338,6 +346,40 @@ pub async fn attempt(state: &AppState, sender: &Sender, job: DeliveryJob) {
         Err(e) => {
             tracing::error!(error = %e, delivery = %job.id, "recording a webhook attempt failed")
         }
+    }
+}
+
+/// Disables the endpoints whose every attempt failed for longer than
+/// `config.disable_after` (their pending deliveries are cancelled).
+async fn disable_failing(state: &AppState, config: &DeliveryConfig) {
+    let now = state.clock.now();
+    let period = chrono::Duration::from_std(config.disable_after).unwrap_or(chrono::Duration::MAX);
+    let reason = format!(
+        "every attempt failed for more than {}",
+        span(config.disable_after)
+    );
+    match state
+        .store
+        .disable_failing_webhooks(now - period, now, &reason)
+        .await
+    {
+        Ok(ids) => {
+            for id in ids {
+                crate::metrics::webhook_disabled();
+                tracing::warn!(webhook = %id, %reason, "webhook endpoint disabled");
+            }
+        }
+        Err(e) => tracing::error!(error = %e, "disabling failing webhook endpoints failed"),
+    }
+}
+
+/// "72 h", "1.5 h", "0.5 s".
+fn span(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs >= 3600.0 {
+        format!("{} h", (secs / 360.0).round() / 10.0)
+    } else {
+        format!("{} s", (secs * 10.0).round() / 10.0)
     }
 }
 

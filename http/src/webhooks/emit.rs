@@ -229,7 +229,10 @@ pub fn ingest_effects(
     // Per dimension, the first crossings one by one, then one event for the rest.
     let mut by_dimension: BTreeMap<&'static str, Vec<Crossing>> = BTreeMap::new();
     for c in monitor::crossings(result) {
-        by_dimension.entry(c.dimension.as_str()).or_default().push(c);
+        by_dimension
+            .entry(c.dimension.as_str())
+            .or_default()
+            .push(c);
     }
     for crossings in by_dimension.into_values() {
         let (each, rest) = crossings.split_at(crossings.len().min(MAX_CROSSINGS_PER_DIMENSION));

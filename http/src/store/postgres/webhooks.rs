@@ -12,9 +12,9 @@ use undertone_core::score::layer_z::ByDimension;
 
 use super::{DELIVERIES_CHANNEL, PgStore, count, ms, notify};
 use crate::store::webhooks::{
-    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, INTERRUPTED,
-    INTERRUPTED_LAST, NO_SECRET, NewDeploy, NewEvent, NextStep, ReportRecord, Targets,
-    WebhookRecord, WebhookStore,
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Disabled,
+    ENDPOINT_DISABLED, Effects, INTERRUPTED, INTERRUPTED_LAST, NO_SECRET, NewDeploy, NewEvent,
+    NextStep, ReportRecord, Targets, WebhookRecord, WebhookStore,
 };
 use crate::store::{Job, StoreError, StoreResult, time_from_ms};
 
@@ -29,6 +29,15 @@ fn webhook_from_row(row: &PgRow, events: Vec<String>) -> StoreResult<WebhookReco
         created_at: row.try_get("created_at")?,
         last_delivery_at: row.try_get("last_delivery_at")?,
         failure_count: count(row, "failure_count")?,
+        disabled: match row.try_get::<Option<DateTime<Utc>>, _>("disabled_at")? {
+            Some(at) => Some(Disabled {
+                at,
+                reason: row
+                    .try_get::<Option<String>, _>("disabled_reason")?
+                    .unwrap_or_default(),
+            }),
+            None => None,
+        },
     })
 }
 
@@ -59,7 +68,7 @@ pub(super) async fn emit_in(
                     "SELECT w.id, w.url FROM webhooks w \
                      JOIN webhook_kinds k ON k.webhook_id = w.id \
                      JOIN api_keys a ON a.id = w.key_id AND a.revoked_at IS NULL \
-                     WHERE w.org_id = $1 AND w.deleted_at IS NULL AND k.kind = $2 \
+                     WHERE w.org_id = $1 AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND k.kind = $2 \
                      ORDER BY w.created_at, w.id",
                 )
                 .bind(&event.org_id)
@@ -82,7 +91,8 @@ pub(super) async fn emit_in(
             Targets::Webhook(id) => {
                 let url: Option<String> = sqlx::query_scalar(
                     "SELECT w.url FROM webhooks w JOIN api_keys a ON a.id = w.key_id \
-                     AND a.revoked_at IS NULL WHERE w.id = $1 AND w.deleted_at IS NULL",
+                     AND a.revoked_at IS NULL WHERE w.id = $1 AND w.deleted_at IS NULL \
+                     AND w.disabled_at IS NULL",
                 )
                 .bind(id)
                 .fetch_optional(&mut **tx)
@@ -393,6 +403,43 @@ impl WebhookStore for PgStore {
         Ok(Some(webhook_from_row(&row, kinds)?))
     }
 
+    async fn disable_failing_webhooks(
+        &self,
+        failing_before: DateTime<Utc>,
+        at: DateTime<Utc>,
+        reason: &str,
+    ) -> StoreResult<Vec<String>> {
+        let mut tx = self.pool.begin().await?;
+        // Locked, so two processes sweeping at once disable each endpoint once.
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM webhooks WHERE deleted_at IS NULL AND disabled_at IS NULL \
+             AND failing_since IS NOT NULL AND failing_since < $1 ORDER BY id FOR UPDATE",
+        )
+        .bind(ms(&failing_before))
+        .fetch_all(&mut *tx)
+        .await?;
+        for id in &ids {
+            sqlx::query("UPDATE webhooks SET disabled_at = $1, disabled_reason = $2 WHERE id = $3")
+                .bind(ms(&at))
+                .bind(reason)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE deliveries SET status = 'failed', error = $1, completed_at = $2, \
+                 lease_token = NULL, lease_until_ms = NULL \
+                 WHERE webhook_id = $3 AND status = 'pending'",
+            )
+            .bind(ENDPOINT_DISABLED)
+            .bind(ms(&at))
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
     async fn delete_webhook(
         &self,
         id: &str,
@@ -539,6 +586,7 @@ impl WebhookStore for PgStore {
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
              LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL \
+             AND w.disabled_at IS NULL \
              AND w.key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL) \
              LEFT JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL \
              WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 \
@@ -640,12 +688,14 @@ impl WebhookStore for PgStore {
         // back below.
         sqlx::query(
             "UPDATE webhooks SET last_delivery_at = $1, \
-             failure_count = CASE WHEN $2 THEN 0 ELSE failure_count + 1 END \
+             failure_count = CASE WHEN $2 THEN 0 ELSE failure_count + 1 END, \
+             failing_since = CASE WHEN $2 THEN NULL ELSE COALESCE(failing_since, $4) END \
              WHERE id = (SELECT webhook_id FROM deliveries WHERE id = $3)",
         )
         .bind(finished)
         .bind(next == NextStep::Succeeded)
         .bind(&job.id)
+        .bind(ms(&attempt.started_at))
         .execute(&mut *tx)
         .await?;
         let held = sqlx::query(

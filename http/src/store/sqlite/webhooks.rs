@@ -10,9 +10,9 @@ use undertone_core::score::layer_z::ByDimension;
 
 use super::SqliteStore;
 use crate::store::webhooks::{
-    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Effects, INTERRUPTED,
-    INTERRUPTED_LAST, NO_SECRET, NewDeploy, NewEvent, NextStep, ReportRecord, Targets,
-    WebhookRecord, WebhookStore,
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, Disabled,
+    ENDPOINT_DISABLED, Effects, INTERRUPTED, INTERRUPTED_LAST, NO_SECRET, NewDeploy, NewEvent,
+    NextStep, ReportRecord, Targets, WebhookRecord, WebhookStore,
 };
 use crate::store::{Job, StoreError, StoreResult, format_time, parse_time, time_from_ms};
 
@@ -28,6 +28,15 @@ fn webhook_from_row(row: &SqliteRow, events: Vec<String>) -> StoreResult<Webhook
         created_at: parse_time(&row.try_get::<String, _>("created_at")?)?,
         last_delivery_at: last.as_deref().map(parse_time).transpose()?,
         failure_count: row.try_get("failure_count")?,
+        disabled: match opt_time(row, "disabled_at")? {
+            Some(at) => Some(Disabled {
+                at,
+                reason: row
+                    .try_get::<Option<String>, _>("disabled_reason")?
+                    .unwrap_or_default(),
+            }),
+            None => None,
+        },
     })
 }
 
@@ -58,7 +67,7 @@ pub(super) async fn emit_in(
                     "SELECT w.id, w.url FROM webhooks w \
                      JOIN webhook_kinds k ON k.webhook_id = w.id \
                      JOIN api_keys a ON a.id = w.key_id AND a.revoked_at IS NULL \
-                     WHERE w.org_id = ? AND w.deleted_at IS NULL AND k.kind = ? \
+                     WHERE w.org_id = ? AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND k.kind = ? \
                      ORDER BY w.created_at, w.id",
                 )
                 .bind(&event.org_id)
@@ -81,7 +90,8 @@ pub(super) async fn emit_in(
             Targets::Webhook(id) => {
                 let url: Option<String> = sqlx::query_scalar(
                     "SELECT w.url FROM webhooks w JOIN api_keys a ON a.id = w.key_id \
-                     AND a.revoked_at IS NULL WHERE w.id = ? AND w.deleted_at IS NULL",
+                     AND a.revoked_at IS NULL WHERE w.id = ? AND w.deleted_at IS NULL \
+                     AND w.disabled_at IS NULL",
                 )
                 .bind(id)
                 .fetch_optional(&mut **tx)
@@ -381,6 +391,42 @@ impl WebhookStore for SqliteStore {
         }
     }
 
+    async fn disable_failing_webhooks(
+        &self,
+        failing_before: DateTime<Utc>,
+        at: DateTime<Utc>,
+        reason: &str,
+    ) -> StoreResult<Vec<String>> {
+        let mut tx = self.write().await?;
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM webhooks WHERE deleted_at IS NULL AND disabled_at IS NULL \
+             AND failing_since IS NOT NULL AND failing_since < ? ORDER BY id",
+        )
+        .bind(format_time(&failing_before))
+        .fetch_all(&mut *tx)
+        .await?;
+        for id in &ids {
+            sqlx::query("UPDATE webhooks SET disabled_at = ?, disabled_reason = ? WHERE id = ?")
+                .bind(format_time(&at))
+                .bind(reason)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE deliveries SET status = 'failed', error = ?, completed_at = ?, \
+                 lease_token = NULL, lease_until_ms = NULL \
+                 WHERE webhook_id = ? AND status = 'pending'",
+            )
+            .bind(ENDPOINT_DISABLED)
+            .bind(format_time(&at))
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
     async fn delete_webhook(
         &self,
         id: &str,
@@ -536,6 +582,7 @@ impl WebhookStore for SqliteStore {
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
              LEFT JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL \
+             AND w.disabled_at IS NULL \
              AND w.key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL) \
              LEFT JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL \
              WHERE d.status = 'pending' AND d.next_attempt_ms <= ? \
@@ -669,11 +716,14 @@ impl WebhookStore for SqliteStore {
         .await?;
         sqlx::query(
             "UPDATE webhooks SET last_delivery_at = ?, \
-             failure_count = CASE WHEN ? THEN 0 ELSE failure_count + 1 END \
+             failure_count = CASE WHEN ? THEN 0 ELSE failure_count + 1 END, \
+             failing_since = CASE WHEN ? THEN NULL ELSE COALESCE(failing_since, ?) END \
              WHERE id = (SELECT webhook_id FROM deliveries WHERE id = ?)",
         )
         .bind(format_time(&finished))
         .bind(next == NextStep::Succeeded)
+        .bind(next == NextStep::Succeeded)
+        .bind(format_time(&attempt.started_at))
         .bind(&job.id)
         .execute(&mut *tx)
         .await?;

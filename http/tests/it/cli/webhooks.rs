@@ -35,6 +35,7 @@ fn register(db: &str, key_id: &str, id: &str, url: &str) {
             created_at: Utc::now(),
             last_delivery_at: None,
             failure_count: 0,
+            disabled: None,
         };
         store
             .create_webhook(&record, 20)

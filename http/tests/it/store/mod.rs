@@ -93,6 +93,7 @@ fn webhook(id: &str, key: &KeyRecord, events: &[&str], offset_ms: i64) -> Webhoo
         created_at: at(offset_ms),
         last_delivery_at: None,
         failure_count: 0,
+        disabled: None,
     }
 }
 
@@ -207,6 +208,7 @@ conformance! {
     webhooks::webhooks_are_created_listed_and_deleted,
     webhooks::emit_queues_one_delivery_per_target_once,
     webhooks::revoking_a_key_stops_its_endpoints_at_once,
+    webhooks::an_endpoint_failing_long_enough_is_disabled,
     webhooks::claimed_deliveries_are_leased,
     webhooks::finishing_a_delivery_records_the_attempt,
     webhooks::deliveries_page_newest_first,

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use undertone_http::store::{
-    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DirectTarget, NewEvent, NextStep,
-    Store, Targets,
+    AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DirectTarget, Disabled, NewEvent,
+    NextStep, Store, Targets,
 };
 
 use super::{T0, at, event, key, stored_key, webhook};
@@ -361,6 +361,96 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
         store.list_webhooks(None).await.expect("list").len(),
         1,
         "deleted by the operator"
+    );
+}
+
+pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    for (i, id) in ["wh_down", "wh_flaky"].into_iter().enumerate() {
+        store
+            .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
+            .await
+            .expect("create_webhook");
+    }
+    let attempt = |started: i64, ok: bool| AttemptRecord {
+        attempt: 1,
+        started_at: at(started),
+        duration_ms: Some(5),
+        response_status: Some(if ok { 200 } else { 500 }),
+        error: (!ok).then(|| "HTTP 500".to_owned()),
+        response_body: None,
+    };
+    // Both fail at T0; the flaky one succeeds an hour later, the other keeps failing.
+    assert_eq!(emit(&*store, &[anomaly("ev_1", 0)], 0).await, 2);
+    for job in claim_all(&*store, T0).await {
+        let next = NextStep::RetryAt(T0 + 3_600_000);
+        assert!(
+            store
+                .finish_delivery(&job, &attempt(0, false), next)
+                .await
+                .expect("finish")
+        );
+    }
+    for job in claim_all(&*store, T0 + 3_600_000).await {
+        let ok = job.url.ends_with("wh_flaky");
+        let next = if ok {
+            NextStep::Succeeded
+        } else {
+            NextStep::RetryAt(T0 + 7_200_000)
+        };
+        assert!(
+            store
+                .finish_delivery(&job, &attempt(3_600_000, ok), next)
+                .await
+                .expect("finish")
+        );
+    }
+    // A sweep for endpoints failing since before T0 + 30 min: only wh_down.
+    let reason = "every attempt failed for more than 0.5 h";
+    let disabled = store
+        .disable_failing_webhooks(at(1_800_000), at(3_700_000), reason)
+        .await
+        .expect("disable");
+    assert_eq!(disabled, ["wh_down"]);
+    let down = store
+        .webhook("wh_down", "key_a")
+        .await
+        .expect("webhook")
+        .expect("kept");
+    assert_eq!(
+        down.disabled,
+        Some(Disabled {
+            at: at(3_700_000),
+            reason: reason.to_owned()
+        })
+    );
+    assert_eq!(
+        store
+            .webhook("wh_flaky", "key_a")
+            .await
+            .expect("webhook")
+            .expect("kept")
+            .disabled,
+        None
+    );
+    // Its pending retry is cancelled; later events reach only the other endpoint.
+    let log = store.deliveries("wh_down", None, 10).await.expect("log");
+    assert_eq!(log[0].status, DeliveryStatus::Failed);
+    assert_eq!(
+        log[0].error.as_deref(),
+        Some("cancelled: the endpoint was disabled after failing every attempt")
+    );
+    assert_eq!(
+        emit(&*store, &[anomaly("ev_2", 3_800_000)], 3_800_000).await,
+        1
+    );
+    // A second sweep finds nothing more.
+    assert!(
+        store
+            .disable_failing_webhooks(at(1_800_000), at(3_900_000), reason)
+            .await
+            .expect("disable")
+            .is_empty()
     );
 }
 

@@ -201,6 +201,7 @@ fn local_sender(schedule: &str, timeout: Duration) -> Sender {
         timeout,
         concurrency: 8,
         allow_private: true,
+        ..DeliveryConfig::default()
     };
     Sender::new(config, SafeResolver::new(true)).expect("client builds")
 }
@@ -592,6 +593,7 @@ async fn private_addresses_are_refused_at_send_time() {
             timeout: Duration::from_secs(2),
             concurrency: 8,
             allow_private: false,
+            ..DeliveryConfig::default()
         },
         SafeResolver::new(false)
             .with_fixed("inside.example", vec![ten])
@@ -817,5 +819,47 @@ async fn a_stored_delivery_error_never_holds_the_urls_query_string() {
     );
     assert!(!error.contains("s3cret"), "{error}");
     assert!(!error.contains("token="), "{error}");
+    hooks.stop().await;
+}
+
+#[tokio::test]
+async fn an_endpoint_that_fails_every_attempt_is_disabled_and_listed_so() {
+    let mut hooks = Hooks::new().await;
+    let port = {
+        let probe = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        probe.local_addr().expect("address").port()
+    };
+    let (hook, _) = hooks
+        .register(&format!("http://127.0.0.1:{port}/hook"), &[KIND])
+        .await;
+    // Disabled once every attempt failed for more than 0.5 s.
+    let config = DeliveryConfig {
+        schedule: "0,0.3,0.3,0.3,0.3".parse().expect("valid schedule"),
+        timeout: DEADLINE,
+        concurrency: 8,
+        allow_private: true,
+        disable_after: Duration::from_millis(500),
+    };
+    let sender = Sender::new(config, SafeResolver::new(true)).expect("client builds");
+    hooks.worker = Some(Deliverer::spawn(&hooks.state, sender));
+    assert_eq!(hooks.emit(&event("evt-dead", KIND)).await, 1);
+    let done = hooks.settled(&hook).await;
+    assert_eq!(done.status, DeliveryStatus::Failed);
+    assert_eq!(
+        done.error.as_deref(),
+        Some("cancelled: the endpoint was disabled after failing every attempt"),
+        "{done:#?}"
+    );
+    let (status, list) = hooks.call(Method::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let listed = &list["data"][0];
+    assert_eq!(listed["id"], json!(hook));
+    assert_eq!(listed["disabled"]["event_type"], "webhook.disabled");
+    assert_eq!(
+        listed["disabled"]["reason"],
+        "every attempt failed for more than 0.5 s"
+    );
+    // A disabled endpoint gets no more events.
+    assert_eq!(hooks.emit(&event("evt-after", KIND)).await, 0);
     hooks.stop().await;
 }

@@ -1017,7 +1017,10 @@ async fn crossings_beyond_twenty_per_dimension_are_summarised_in_one_event() {
         .collect();
     assert_eq!(crossed.len(), 30, "the fixture must cross 30 times");
     let others = monitor::crossings(&result).len() - crossed.len();
-    assert!(others <= 20, "only frustration is flooded here: {others} others");
+    assert!(
+        others <= 20,
+        "only frustration is flooded here: {others} others"
+    );
 
     svc.ingest_and_run(&body).await;
     // Twenty one by one and one summary, per endpoint.

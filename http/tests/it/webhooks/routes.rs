@@ -443,6 +443,7 @@ async fn a_read_only_key_reads_but_does_not_write() {
                 created_at: svc.clock.now(),
                 last_delivery_at: None,
                 failure_count: 0,
+                disabled: None,
             },
             20,
         )

@@ -18,6 +18,7 @@ from .deploy_list import DeployList
 from .deploy_view import DeployView
 from .deploy_view_result_type_0 import DeployViewResultType0
 from .detail import Detail
+from .disabled_view import DisabledView
 from .drift_accepted import DriftAccepted
 from .drift_request import DriftRequest
 from .drift_view import DriftView
@@ -47,6 +48,7 @@ from .report_view_report import ReportViewReport
 from .session_status import SessionStatus
 from .session_view import SessionView
 from .session_view_full_output_type_0 import SessionViewFullOutputType0
+from .summarised import Summarised
 from .test_data import TestData
 from .test_queued import TestQueued
 from .view_name import ViewName
@@ -75,6 +77,7 @@ __all__ = (
     "DeployView",
     "DeployViewResultType0",
     "Detail",
+    "DisabledView",
     "DriftAccepted",
     "DriftRequest",
     "DriftView",
@@ -104,6 +107,7 @@ __all__ = (
     "SessionStatus",
     "SessionView",
     "SessionViewFullOutputType0",
+    "Summarised",
     "TestData",
     "TestQueued",
     "ViewName",

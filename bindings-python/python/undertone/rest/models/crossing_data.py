@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.crossing_data_evidence_item import CrossingDataEvidenceItem
+    from ..models.summarised import Summarised
 
 
 T = TypeVar("T", bound="CrossingData")
@@ -36,6 +37,7 @@ class CrossingData:
         event_index (int): The turn's position in the request's `events`.
         evidence (list[CrossingDataEvidenceItem]): The turn's evidence for the dimension, strongest first.
         signal (None | str | Unset): The strongest signal that pushed the score, when one did.
+        summarised (None | Summarised | Unset):
     """
 
     dimension: str
@@ -50,9 +52,12 @@ class CrossingData:
     event_index: int
     evidence: list[CrossingDataEvidenceItem]
     signal: None | str | Unset = UNSET
+    summarised: None | Summarised | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.summarised import Summarised
+
         dimension = self.dimension
 
         score = self.score
@@ -84,6 +89,14 @@ class CrossingData:
         else:
             signal = self.signal
 
+        summarised: dict[str, Any] | None | Unset
+        if isinstance(self.summarised, Unset):
+            summarised = UNSET
+        elif isinstance(self.summarised, Summarised):
+            summarised = self.summarised.to_dict()
+        else:
+            summarised = self.summarised
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -103,12 +116,15 @@ class CrossingData:
         )
         if signal is not UNSET:
             field_dict["signal"] = signal
+        if summarised is not UNSET:
+            field_dict["summarised"] = summarised
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.crossing_data_evidence_item import CrossingDataEvidenceItem
+        from ..models.summarised import Summarised
 
         d = dict(src_dict)
         dimension = d.pop("dimension")
@@ -147,6 +163,23 @@ class CrossingData:
 
         signal = _parse_signal(d.pop("signal", UNSET))
 
+        def _parse_summarised(data: object) -> None | Summarised | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                summarised_type_0 = Summarised.from_dict(data)
+
+                return summarised_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Summarised | Unset, data)
+
+        summarised = _parse_summarised(d.pop("summarised", UNSET))
+
         crossing_data = cls(
             dimension=dimension,
             score=score,
@@ -160,6 +193,7 @@ class CrossingData:
             event_index=event_index,
             evidence=evidence,
             signal=signal,
+            summarised=summarised,
         )
 
         crossing_data.additional_properties = d

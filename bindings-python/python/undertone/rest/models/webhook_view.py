@@ -1,13 +1,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.event_kind import EventKind
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.disabled_view import DisabledView
+
 
 T = TypeVar("T", bound="WebhookView")
 
@@ -23,6 +27,7 @@ class WebhookView:
         created_at (str): Registration time.
         failure_count (int): Failed attempts since its last successful one.
         last_delivery_at (None | str | Unset): When an attempt to it last finished.
+        disabled (DisabledView | None | Unset):
     """
 
     id: str
@@ -31,9 +36,12 @@ class WebhookView:
     created_at: str
     failure_count: int
     last_delivery_at: None | str | Unset = UNSET
+    disabled: DisabledView | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.disabled_view import DisabledView
+
         id = self.id
 
         url = self.url
@@ -53,6 +61,14 @@ class WebhookView:
         else:
             last_delivery_at = self.last_delivery_at
 
+        disabled: dict[str, Any] | None | Unset
+        if isinstance(self.disabled, Unset):
+            disabled = UNSET
+        elif isinstance(self.disabled, DisabledView):
+            disabled = self.disabled.to_dict()
+        else:
+            disabled = self.disabled
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -66,11 +82,15 @@ class WebhookView:
         )
         if last_delivery_at is not UNSET:
             field_dict["last_delivery_at"] = last_delivery_at
+        if disabled is not UNSET:
+            field_dict["disabled"] = disabled
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.disabled_view import DisabledView
+
         d = dict(src_dict)
         id = d.pop("id")
 
@@ -96,6 +116,23 @@ class WebhookView:
 
         last_delivery_at = _parse_last_delivery_at(d.pop("last_delivery_at", UNSET))
 
+        def _parse_disabled(data: object) -> DisabledView | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                disabled_type_0 = DisabledView.from_dict(data)
+
+                return disabled_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(DisabledView | None | Unset, data)
+
+        disabled = _parse_disabled(d.pop("disabled", UNSET))
+
         webhook_view = cls(
             id=id,
             url=url,
@@ -103,6 +140,7 @@ class WebhookView:
             created_at=created_at,
             failure_count=failure_count,
             last_delivery_at=last_delivery_at,
+            disabled=disabled,
         )
 
         webhook_view.additional_properties = d
