@@ -76,6 +76,9 @@ pub struct ServeArgs {
     /// Webhook attempts in flight at once.
     #[arg(long, default_value_t = 16)]
     webhook_concurrency: usize,
+    /// Webhook attempts in flight to one endpoint at once (across every process).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    webhook_endpoint_concurrency: u32,
     /// Hours after which an endpoint whose every attempt failed is disabled (fractions
     /// allowed).
     #[arg(long, default_value_t = 72.0, value_parser = parse_hours)]
@@ -199,6 +202,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         schedule: args.webhook_retry_schedule.clone(),
         concurrency: args.webhook_concurrency.max(1),
         disable_after: Duration::from_secs_f64(args.webhook_disable_after * 3600.0),
+        per_endpoint: args.webhook_endpoint_concurrency,
         allow_private: args.allow_private_webhooks,
         ..DeliveryConfig::default()
     };

@@ -335,12 +335,16 @@ pub trait WebhookStore: Send + Sync {
     async fn emit(&self, events: &[NewEvent], at: DateTime<Utc>) -> StoreResult<u32>;
     /// Claims up to `limit` deliveries due at `now_ms` (including those whose lease
     /// expired mid-attempt: that attempt is recorded as interrupted, and a delivery
-    /// with no attempts left fails).
+    /// with no attempts left fails). Fair across endpoints: round robin (each
+    /// endpoint's oldest due delivery first, then each one's second …), and no endpoint
+    /// gets more than `per_endpoint` attempts in flight, those already leased included,
+    /// so one slow or flooded endpoint cannot take every slot.
     async fn claim_deliveries(
         &self,
         now_ms: i64,
         lease_ms: i64,
         limit: u32,
+        per_endpoint: u32,
         max_attempts: u32,
     ) -> StoreResult<Vec<DeliveryJob>>;
     /// Records a claimed attempt and what comes next; false when the claim is stale.

@@ -41,6 +41,8 @@ pub struct DeliveryConfig {
     pub allow_private: bool,
     /// An endpoint whose every attempt failed for this long is disabled.
     pub disable_after: Duration,
+    /// Attempts in flight to one endpoint at once, per process and across processes.
+    pub per_endpoint: u32,
 }
 
 impl Default for DeliveryConfig {
@@ -52,6 +54,7 @@ impl Default for DeliveryConfig {
             allow_private: false,
             // Stripe disables an endpoint after about three days of failures.
             disable_after: Duration::from_secs(72 * 3600),
+            per_endpoint: 4,
         }
     }
 }
@@ -422,7 +425,13 @@ async fn run(state: AppState, sender: Arc<Sender>, mut stopped: watch::Receiver<
         if free > 0 {
             match state
                 .store
-                .claim_deliveries(now_ms, lease_ms, free, config.schedule.attempts())
+                .claim_deliveries(
+                    now_ms,
+                    lease_ms,
+                    free,
+                    config.per_endpoint,
+                    config.schedule.attempts(),
+                )
                 .await
             {
                 Ok(jobs) => {

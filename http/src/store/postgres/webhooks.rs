@@ -573,6 +573,7 @@ impl WebhookStore for PgStore {
         now_ms: i64,
         lease_ms: i64,
         limit: u32,
+        per_endpoint: u32,
         max_attempts: u32,
     ) -> StoreResult<Vec<DeliveryJob>> {
         if limit == 0 {
@@ -581,7 +582,26 @@ impl WebhookStore for PgStore {
         let mut tx = self.pool.begin().await?;
         let now = time_from_ms(now_ms)?;
         // Rows another process is claiming or finishing right now are skipped.
-        let rows = sqlx::query(
+        // Which ones, fairly across endpoints (round robin, per-endpoint cap); window
+        // functions cannot lock, so the rows are locked (and checked again) after.
+        let ids: Vec<String> = sqlx::query_scalar(
+            "WITH busy AS (SELECT endpoint, COUNT(*) AS n FROM deliveries \
+             WHERE status = 'pending' AND lease_until_ms > $1 GROUP BY endpoint), \
+             due AS (SELECT id, endpoint, next_attempt_ms, created_at, ROW_NUMBER() OVER \
+             (PARTITION BY endpoint ORDER BY next_attempt_ms, created_at, id) AS turn \
+             FROM deliveries WHERE status = 'pending' AND next_attempt_ms <= $1 \
+             AND (lease_until_ms IS NULL OR lease_until_ms <= $1)) \
+             SELECT due.id FROM due LEFT JOIN busy ON busy.endpoint = due.endpoint \
+             WHERE due.turn + COALESCE(busy.n, 0) <= $2 \
+             ORDER BY due.turn, due.next_attempt_ms, due.created_at, due.id LIMIT $3",
+        )
+        .bind(now_ms)
+        .bind(i64::from(per_endpoint))
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        // Rows another process is claiming or finishing right now are skipped.
+        let mut rows = sqlx::query(
             "SELECT d.id, d.url, d.attempts, d.lease_until_ms, e.kind, e.body, \
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
@@ -589,15 +609,19 @@ impl WebhookStore for PgStore {
              AND w.disabled_at IS NULL \
              AND w.key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL) \
              LEFT JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL \
-             WHERE d.status = 'pending' AND d.next_attempt_ms <= $1 \
-             AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= $1) \
-             ORDER BY d.next_attempt_ms, d.created_at, d.id LIMIT $2 \
+             WHERE d.id = ANY($1) AND d.status = 'pending' AND d.next_attempt_ms <= $2 \
+             AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= $2) \
              FOR UPDATE OF d SKIP LOCKED",
         )
+        .bind(&ids)
         .bind(now_ms)
-        .bind(i64::from(limit))
         .fetch_all(&mut *tx)
         .await?;
+        // In the fair order.
+        rows.sort_by_key(|r| {
+            let id: String = r.try_get("id").unwrap_or_default();
+            ids.iter().position(|x| *x == id)
+        });
         let mut jobs = Vec::with_capacity(rows.len());
         for row in rows {
             let id: String = row.try_get("id")?;

@@ -561,6 +561,7 @@ impl WebhookStore for SqliteStore {
         now_ms: i64,
         lease_ms: i64,
         limit: u32,
+        per_endpoint: u32,
         max_attempts: u32,
     ) -> StoreResult<Vec<DeliveryJob>> {
         // A read first, so an idle poll never takes the write lock.
@@ -577,7 +578,28 @@ impl WebhookStore for SqliteStore {
         }
         let mut tx = self.write().await?;
         let now = time_from_ms(now_ms)?;
-        let rows = sqlx::query(
+        // Which ones, fairly across endpoints (round robin, per-endpoint cap).
+        let ids: Vec<String> = sqlx::query_scalar(
+            "WITH busy AS (SELECT endpoint, COUNT(*) AS n FROM deliveries \
+             WHERE status = 'pending' AND lease_until_ms > ? GROUP BY endpoint), \
+             due AS (SELECT id, endpoint, next_attempt_ms, created_at, ROW_NUMBER() OVER \
+             (PARTITION BY endpoint ORDER BY next_attempt_ms, created_at, id) AS turn \
+             FROM deliveries WHERE status = 'pending' AND next_attempt_ms <= ? \
+             AND (lease_until_ms IS NULL OR lease_until_ms <= ?)) \
+             SELECT due.id FROM due LEFT JOIN busy ON busy.endpoint = due.endpoint \
+             WHERE due.turn + COALESCE(busy.n, 0) <= ? \
+             ORDER BY due.turn, due.next_attempt_ms, due.created_at, due.id LIMIT ?",
+        )
+        .bind(now_ms)
+        .bind(now_ms)
+        .bind(now_ms)
+        .bind(per_endpoint)
+        .bind(limit)
+        .fetch_all(&mut *tx)
+        .await?;
+        let listed = serde_json::to_string(&ids)
+            .map_err(|e| StoreError::Corrupt(format!("delivery ids: {e}")))?;
+        let mut rows = sqlx::query(
             "SELECT d.id, d.url, d.attempts, d.lease_until_ms, e.kind, e.body, \
              COALESCE(w.secret, k.delivery_secret) AS secret \
              FROM deliveries d JOIN webhook_events e ON e.id = d.event_id \
@@ -585,15 +607,16 @@ impl WebhookStore for SqliteStore {
              AND w.disabled_at IS NULL \
              AND w.key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NULL) \
              LEFT JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL \
-             WHERE d.status = 'pending' AND d.next_attempt_ms <= ? \
-             AND (d.lease_until_ms IS NULL OR d.lease_until_ms <= ?) \
-             ORDER BY d.next_attempt_ms, d.created_at, d.id LIMIT ?",
+             WHERE d.id IN (SELECT value FROM json_each(?))",
         )
-        .bind(now_ms)
-        .bind(now_ms)
-        .bind(limit)
+        .bind(listed)
         .fetch_all(&mut *tx)
         .await?;
+        // In the fair order.
+        rows.sort_by_key(|r| {
+            let id: String = r.try_get("id").unwrap_or_default();
+            ids.iter().position(|x| *x == id)
+        });
         let mut jobs = Vec::with_capacity(rows.len());
         for row in rows {
             let id: String = row.try_get("id")?;

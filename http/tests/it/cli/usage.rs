@@ -109,6 +109,7 @@ fn help_lists_every_subcommand() {
             "  drift          Score two periods (e.g. two model versions) and test each dimension for a significant change: Mann-Whitney U, Hodges–Lehmann shift, Holm-adjusted",
             "  serve          Run the REST service (SQLite by default); prints a key on first start",
             "  keys           Create, list and revoke API keys",
+            "  webhooks       List and delete the webhook endpoints of the database, of every key",
             "  mcp            Serve MCP on standard input and output for a local agent",
             "  openapi        Print the OpenAPI 3.1 document of the REST API (what `spec/openapi.json` holds)",
             "  help           Print this message or the help of the given subcommand(s)",

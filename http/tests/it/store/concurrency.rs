@@ -289,7 +289,7 @@ pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<dyn S
                 let mut claimed = Vec::new();
                 loop {
                     let jobs = store
-                        .claim_deliveries(T0 + 10, LEASE, 3, MAX_ATTEMPTS)
+                        .claim_deliveries(T0 + 10, LEASE, 3, 100, MAX_ATTEMPTS)
                         .await
                         .expect("claim_deliveries");
                     if jobs.is_empty() {

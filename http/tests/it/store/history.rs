@@ -453,7 +453,7 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
         );
     }
     let jobs = store
-        .claim_deliveries(T0 + 10, 10_000, 10, 5)
+        .claim_deliveries(T0 + 10, 10_000, 10, 100, 5)
         .await
         .expect("claim");
     let done = jobs

@@ -209,6 +209,7 @@ conformance! {
     webhooks::emit_queues_one_delivery_per_target_once,
     webhooks::revoking_a_key_stops_its_endpoints_at_once,
     webhooks::an_endpoint_failing_long_enough_is_disabled,
+    webhooks::delivery_claims_are_fair_across_endpoints,
     webhooks::claimed_deliveries_are_leased,
     webhooks::finishing_a_delivery_records_the_attempt,
     webhooks::deliveries_page_newest_first,

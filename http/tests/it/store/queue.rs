@@ -771,7 +771,7 @@ pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
         ("intelligence.ready", at(2 * LEASE), 0)
     );
     let jobs = store
-        .claim_deliveries(failed_at, LEASE, 10, 5)
+        .claim_deliveries(failed_at, LEASE, 10, 100, 5)
         .await
         .expect("claim_deliveries");
     let urls: BTreeSet<&str> = jobs.iter().map(|j| j.url.as_str()).collect();

@@ -55,7 +55,7 @@ fn queued(id: &str, event: &NewEvent, offset_ms: i64) -> DeliveryRecord {
 /// Claims until nothing is due at `now_ms`.
 pub(super) async fn claim_all(store: &dyn Store, now_ms: i64) -> Vec<DeliveryJob> {
     store
-        .claim_deliveries(now_ms, LEASE, 100, MAX_ATTEMPTS)
+        .claim_deliveries(now_ms, LEASE, 100, 100, MAX_ATTEMPTS)
         .await
         .expect("claim_deliveries")
 }
@@ -454,6 +454,66 @@ pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn S
     );
 }
 
+pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<dyn Store>) {
+    let k = stored_key(&*store, "key_a").await;
+    for (i, id) in ["wh_busy", "wh_quiet"].into_iter().enumerate() {
+        store
+            .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
+            .await
+            .expect("create_webhook");
+    }
+    // Ten events to the busy endpoint first, then one event to both.
+    let flood: Vec<NewEvent> = (0..10)
+        .map(|i| {
+            event(
+                &format!("ev_{i}"),
+                ANOMALY,
+                "dep_1",
+                Targets::Webhook("wh_busy".into()),
+                i,
+            )
+        })
+        .collect();
+    assert_eq!(emit(&*store, &flood, 0).await, 10);
+    assert_eq!(emit(&*store, &[anomaly("ev_both", 20)], 20).await, 2);
+    let url = |j: &DeliveryJob| j.url.rsplit('/').next().unwrap_or_default().to_owned();
+    // Round robin, at most two in flight per endpoint: busy, quiet, busy.
+    let first = store
+        .claim_deliveries(T0 + 100, LEASE, 10, 2, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert_eq!(
+        first.iter().map(url).collect::<Vec<_>>(),
+        ["wh_busy", "wh_quiet", "wh_busy"]
+    );
+    // While those are in flight, the busy endpoint has no room left.
+    let second = store
+        .claim_deliveries(T0 + 200, LEASE, 10, 2, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert!(second.is_empty(), "{second:?}");
+    // One finishes: one more for the busy endpoint.
+    let ok = AttemptRecord {
+        attempt: 1,
+        started_at: at(100),
+        duration_ms: Some(5),
+        response_status: Some(200),
+        error: None,
+        response_body: None,
+    };
+    assert!(
+        store
+            .finish_delivery(&first[0], &ok, NextStep::Succeeded)
+            .await
+            .expect("finish")
+    );
+    let third = store
+        .claim_deliveries(T0 + 300, LEASE, 10, 2, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert_eq!(third.iter().map(url).collect::<Vec<_>>(), ["wh_busy"]);
+}
+
 pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
@@ -540,7 +600,7 @@ pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
     // The second lease ends too, with no attempts left: the delivery fails.
     assert_eq!(
         store
-            .claim_deliveries(T0 + 2 * LEASE, LEASE, 10, 2)
+            .claim_deliveries(T0 + 2 * LEASE, LEASE, 10, 100, 2)
             .await
             .expect("claim_deliveries")
             .len(),

@@ -839,6 +839,7 @@ async fn an_endpoint_that_fails_every_attempt_is_disabled_and_listed_so() {
         concurrency: 8,
         allow_private: true,
         disable_after: Duration::from_millis(500),
+        ..DeliveryConfig::default()
     };
     let sender = Sender::new(config, SafeResolver::new(true)).expect("client builds");
     hooks.worker = Some(Deliverer::spawn(&hooks.state, sender));

@@ -175,6 +175,7 @@ async fn registering_answers_201_with_a_secret_shown_once() {
             "created_at": NOW_TEXT,
             "last_delivery_at": null,
             "failure_count": 0,
+            "disabled": null,
         })
     );
     assert_eq!(data[1]["id"], second["id"]);
@@ -187,7 +188,8 @@ async fn registering_answers_201_with_a_secret_shown_once() {
             "events",
             "created_at",
             "last_delivery_at",
-            "failure_count"
+            "failure_count",
+            "disabled"
         ])
     );
 }
