@@ -385,3 +385,56 @@ fn load_one_key_floods_ingest_and_webhook_tests_while_another_is_served() {
     );
     server.assert_no_panic();
 }
+
+#[test]
+fn a_job_longer_than_its_lease_is_scored_once_by_one_worker() {
+    let dir = tempfile::tempdir().unwrap();
+    // A one-second lease; the job below takes longer than that to score here.
+    let (server, key) = start(&dir, &["--lease-seconds", "1", "--workers", "2"]);
+    let text = "my refund still has not arrived and nobody answers ".repeat(50);
+    let events: Vec<serde_json::Value> = (0..3000)
+        .map(|i| {
+            serde_json::json!({
+                "conversation_id": "long",
+                "actor_id": if i % 2 == 0 { "cust" } else { "acme-bot" },
+                "content": format!("{text} ({i})"),
+                "timestamp": format!("2026-11-21T{:02}:{:02}:{:02}Z", 9 + i / 3600, i / 60 % 60, i % 60),
+            })
+        })
+        .collect();
+    let body = serde_json::json!({"deployment_id": "acme-bot", "events": events}).to_string();
+    let accepted = request(
+        server.addr,
+        "POST",
+        "/api/v1/ingest",
+        &key,
+        Some(body.as_bytes()),
+    );
+    assert_eq!(accepted.status, 202, "{}", accepted.text());
+    let id = accepted.json()["session_id"].as_str().unwrap().to_owned();
+    let started = Instant::now();
+    loop {
+        let s = request(
+            server.addr,
+            "GET",
+            &format!("/api/v1/intelligence/{id}?view=condensed"),
+            &key,
+            None,
+        );
+        match s.json()["status"].as_str() {
+            Some("complete") => break,
+            Some("failed") => panic!("{}", s.text()),
+            _ => {}
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "not complete");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let took = started.elapsed();
+    let log = server.log();
+    // The heartbeat kept the lease: no second worker took the job over.
+    assert!(!log.contains("leases expired"), "{log}");
+    assert!(!log.contains("lease lost"), "{log}");
+    assert_eq!(log.matches("job finished").count(), 1, "{log}");
+    eprintln!("a 3000-event job took {took:?} with a 1 s lease");
+    server.assert_no_panic();
+}
