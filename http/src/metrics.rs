@@ -24,7 +24,10 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-use crate::api::AppState;
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::store::Store;
 
 /// A job finished with `status` after `took`.
 pub fn job_finished(kind: &'static str, status: &'static str, took: Duration) {
@@ -64,30 +67,47 @@ pub fn install() -> Option<PrometheusHandle> {
     PrometheusBuilder::new().install_recorder().ok()
 }
 
+/// What a scrape reads: the recorder, and the database and clock for the queue gauges.
+#[derive(Clone)]
+struct Scrape {
+    handle: PrometheusHandle,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
+
 /// Serves `GET /metrics` on `listener` until the task is aborted.
-pub async fn serve(listener: tokio::net::TcpListener, handle: PrometheusHandle, state: AppState) {
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    handle: PrometheusHandle,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+) {
     let app = Router::new()
         .route("/metrics", get(render))
-        .with_state((handle, state));
+        .with_state(Scrape {
+            handle,
+            store,
+            clock,
+        });
     if let Err(e) = axum::serve(listener, app).await {
         tracing::error!(error = %e, "the metrics listener stopped");
     }
 }
 
-async fn render(State((handle, state)): State<(PrometheusHandle, AppState)>) -> impl IntoResponse {
+async fn render(State(s): State<Scrape>) -> impl IntoResponse {
     // The queue is read at scrape time, from the database every process shares.
-    if let Ok(depth) = state.store.queue_depth().await {
+    if let Ok(depth) = s.store.queue_depth().await {
         metrics::gauge!("undertone_queue_depth").set(depth as f64);
     }
-    if let Ok(oldest) = state.store.queue_oldest().await {
+    if let Ok(oldest) = s.store.queue_oldest().await {
         let age = oldest.map_or(0.0, |t| {
-            (state.clock.now() - t).num_milliseconds().max(0) as f64 / 1000.0
+            (s.clock.now() - t).num_milliseconds().max(0) as f64 / 1000.0
         });
         metrics::gauge!("undertone_queue_oldest_age_seconds").set(age);
     }
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        handle.render(),
+        s.handle.render(),
     )
 }
 

@@ -228,7 +228,8 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
             Some(tokio::spawn(crate::metrics::serve(
                 listener,
                 handle,
-                state.clone(),
+                Arc::clone(&state.store),
+                Arc::clone(&state.clock),
             )))
         }
         None => None,
