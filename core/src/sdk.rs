@@ -150,32 +150,7 @@ fn invalid(path: &str, message: impl Into<String>) -> Error {
     Error::Validation(vec![Violation::new(path, message)])
 }
 
-/// A deployment id passed beside an input, and the name it was passed under, which
-/// error paths use (`deployment_id` in Python, `deploymentId` in JavaScript,
-/// `--deployment-id` on the command line).
-#[derive(Debug, Clone, Copy)]
-pub struct DeploymentId<'a> {
-    /// The id, if one was passed.
-    pub value: Option<&'a str>,
-    /// What the caller calls it.
-    pub name: &'a str,
-}
-
-impl Default for DeploymentId<'_> {
-    fn default() -> Self {
-        Self::new(None)
-    }
-}
-
-impl<'a> DeploymentId<'a> {
-    /// `value` passed under the name `deployment_id`.
-    pub fn new(value: Option<&'a str>) -> Self {
-        Self {
-            value,
-            name: "deployment_id",
-        }
-    }
-}
+pub use crate::schema::DeploymentId;
 
 /// Reads `source` as an ingest request.
 ///

@@ -27,35 +27,7 @@ pub const DISPLAY_LEN: usize = 12;
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/// What a key may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum Scope {
-    /// GET and HEAD only.
-    #[value(name = "read-only")]
-    ReadOnly,
-    /// Every route.
-    #[value(name = "read-write")]
-    ReadWrite,
-}
-
-impl Scope {
-    /// The scope as stored and shown: `read-only` or `read-write`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::ReadOnly => "read-only",
-            Scope::ReadWrite => "read-write",
-        }
-    }
-
-    /// Parses the stored form.
-    pub fn parse(s: &str) -> Option<Scope> {
-        match s {
-            "read-only" => Some(Scope::ReadOnly),
-            "read-write" => Some(Scope::ReadWrite),
-            _ => None,
-        }
-    }
-}
+pub use crate::store::Scope;
 
 /// Why a presented key was refused before any database lookup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

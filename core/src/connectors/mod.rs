@@ -25,8 +25,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result, Violation};
+use crate::schema::DeploymentId;
 use crate::schema::format_utc;
-use crate::sdk::DeploymentId;
 use crate::validate::{parse_timestamp, type_name};
 
 /// An input file: its name (for error messages) and its bytes.

@@ -17,7 +17,6 @@ use chrono::{DateTime, Utc};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use crate::keys::Scope;
 use crate::limits::{Decision, Plan, Quota, Window};
 pub use webhooks::{
     AttemptRecord, DeliveryJob, DeliveryRecord, DeliveryStatus, DeployRecord, DirectTarget,
@@ -48,6 +47,36 @@ pub enum StoreError {
 
 /// Result of a store operation.
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// What a key may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Scope {
+    /// GET and HEAD only.
+    #[value(name = "read-only")]
+    ReadOnly,
+    /// Every route.
+    #[value(name = "read-write")]
+    ReadWrite,
+}
+
+impl Scope {
+    /// The scope as stored and shown: `read-only` or `read-write`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::ReadOnly => "read-only",
+            Scope::ReadWrite => "read-write",
+        }
+    }
+
+    /// Parses the stored form.
+    pub fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "read-only" => Some(Scope::ReadOnly),
+            "read-write" => Some(Scope::ReadWrite),
+            _ => None,
+        }
+    }
+}
 
 /// An API key as stored (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,10 +26,9 @@ use tokio::task::JoinHandle;
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped,
+    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped, Scope,
     SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, Wake,
 };
-use crate::keys::Scope;
 use crate::limits::{self, Decision, Plan, Window};
 
 /// The schema, embedded in the binary.

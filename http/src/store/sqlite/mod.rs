@@ -15,11 +15,10 @@ use sqlx::{Row, Sqlite, Transaction};
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped,
+    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped, Scope,
     SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, format_time,
     parse_time,
 };
-use crate::keys::Scope;
 use crate::limits::{self, Decision, Plan, Window};
 
 /// The schema, embedded in the binary.
