@@ -9,6 +9,8 @@ pub mod limits;
 pub mod mcp;
 pub mod metrics;
 pub mod retention;
+pub mod service;
+pub mod state;
 pub mod store;
 pub mod transport;
 pub mod webhooks;

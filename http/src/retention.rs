@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::TimeDelta;
 use tokio::task::JoinHandle;
 
-use crate::api::AppState;
+use crate::state::AppState;
 use crate::store::{Purged, StoreResult};
 
 /// How often the sweep runs (and once at start).

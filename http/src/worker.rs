@@ -14,7 +14,7 @@ use undertone_core::monitor::{self, ConversationPoint};
 use undertone_core::score::{SessionIntelligence, Stopped};
 use undertone_core::{IngestRequest, drift, score, validate};
 
-use crate::api::AppState;
+use crate::state::AppState;
 use crate::store::{Effects, Job, Outcome, SessionKind};
 use crate::webhooks::emit;
 

@@ -3,41 +3,16 @@
 //! either limit is answered 503 with `Retry-After` at once, before its body is read
 //! (and before its key is looked at, so it is not counted against a rate window).
 
-use std::sync::Arc;
-
 use axum::extract::{Request, State};
 use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::Semaphore;
 
 use super::AppState;
 use super::error::{ApiError, Code};
 
 /// Seconds a shed client is told to wait.
 const RETRY_AFTER: u64 = 1;
-
-/// The two budgets, shared by every request of the process.
-#[derive(Debug)]
-pub struct Admission {
-    requests: Arc<Semaphore>,
-    max_requests: usize,
-    body_kib: Arc<Semaphore>,
-    max_body_kib: usize,
-}
-
-impl Admission {
-    /// `max_requests` in progress at once, `max_body_bytes` of bodies in flight.
-    pub fn new(max_requests: usize, max_body_bytes: usize) -> Self {
-        let max_body_kib = max_body_bytes.div_ceil(1024).max(1);
-        Admission {
-            requests: Arc::new(Semaphore::new(max_requests.max(1))),
-            max_requests: max_requests.max(1),
-            body_kib: Arc::new(Semaphore::new(max_body_kib)),
-            max_body_kib,
-        }
-    }
-}
 
 fn shed(reason: &'static str, message: String) -> Response {
     crate::metrics::shed(reason);

@@ -11,8 +11,8 @@ use undertone_core::validate;
 use utoipa::ToSchema;
 
 use super::body::{JsonBody, PathParam};
+use super::contract::DriftRequestDoc;
 use super::error::{ApiError, ErrorEnvelope};
-use super::openapi::DriftRequestDoc;
 use super::sessions::{load, time};
 use super::submit::{accepted, check_off_runtime, enqueue};
 use super::{AppState, Caller};

@@ -11,8 +11,8 @@ use undertone_core::validate;
 use utoipa::ToSchema;
 
 use super::body::JsonBody;
+use super::contract::IngestRequestDoc;
 use super::error::{ApiError, ErrorEnvelope};
-use super::openapi::IngestRequestDoc;
 use super::submit::{accepted, check_off_runtime, enqueue, queue_full};
 use super::{AppState, Caller};
 use crate::store::{NewSession, SessionKind, SessionStatus};

@@ -1,11 +1,7 @@
-//! `GET /openapi` and `GET /healthz`: no key needed (`/healthz` shows the queue's
-//! depth only to a valid key).
-
-use std::sync::OnceLock;
+//! `GET /healthz`: no key needed (it shows the queue's depth only to a valid key).
 
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
-use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
@@ -15,18 +11,7 @@ use super::AppState;
 use super::error::{ApiError, ErrorEnvelope};
 
 pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/openapi", get(openapi))
-        .route("/healthz", get(healthz))
-}
-
-/// The OpenAPI 3.1 document of this API.
-#[utoipa::path(get, path = "/api/v1/openapi", tag = "meta",
-    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json")))]
-pub(super) async fn openapi() -> Response {
-    static DOC: OnceLock<String> = OnceLock::new();
-    let doc = DOC.get_or_init(super::openapi::document);
-    ([(header::CONTENT_TYPE, "application/json")], doc.clone()).into_response()
+    Router::new().route("/healthz", get(healthz))
 }
 
 /// The service's health.

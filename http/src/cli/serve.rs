@@ -7,10 +7,10 @@ use std::time::Duration;
 use clap::Args;
 
 use super::keys::{DatabaseArg, runtime};
-use crate::api::{self, AppState, Config};
 use crate::clock::SystemClock;
 use crate::keys::{Scope, issue_first};
 use crate::limits::Plan;
+use crate::state::{AppState, Config};
 use crate::store;
 use crate::webhooks::deliver::{Deliverer, DeliveryConfig, Sender};
 use crate::webhooks::reports::Scheduler;
@@ -238,7 +238,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
     tracing::info!(%addr, workers, database = %url, "listening");
     crate::transport::serve(
         listener,
-        api::app(state),
+        crate::service::app(state),
         Duration::from_secs(args.header_timeout),
         shutdown_signal(),
     )

@@ -26,9 +26,10 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use crate::api::{AppState, Caller, MAX_BODY_BYTES};
+use crate::api::{Caller, MAX_BODY_BYTES};
 use crate::keys::Scope;
 use crate::limits;
+use crate::state::AppState;
 pub use backend::{Backend, InProcess, Remote, Reply};
 pub use handler::Undertone;
 

@@ -20,7 +20,7 @@ use undertone_core::validate::address::is_public;
 
 use super::resolver::SafeResolver;
 use super::schedule::RetrySchedule;
-use crate::api::AppState;
+use crate::state::AppState;
 use crate::store::{AttemptRecord, DeliveryJob, NextStep};
 
 /// Bytes of an endpoint's answer that are stored.

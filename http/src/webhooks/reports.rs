@@ -14,7 +14,7 @@ use undertone_core::monitor::{HealthReport, health_report};
 use undertone_core::schema::serialize_utc;
 
 use super::{EventKind, derived_id, envelope_bytes};
-use crate::api::AppState;
+use crate::state::AppState;
 use crate::store::{NewEvent, ReportRecord, StoreError, StoreResult, Targets};
 
 /// How often the scheduler looks for weeks that ended without a report.

@@ -28,10 +28,10 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tower::ServiceExt;
-use undertone_http::api::{self, AppState, Config};
 use undertone_http::clock::{Clock, ManualClock};
 use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
+use undertone_http::state::{AppState, Config};
 use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::store::{KeyRecord, Store};
 
@@ -74,7 +74,7 @@ impl Service {
             DateTime::from_timestamp(NOW, 0).expect("valid time"),
         ));
         let state = AppState::new(store.clone(), clock.clone(), config);
-        let app = api::app(state.clone());
+        let app = undertone_http::service::app(state.clone());
         let (_, key) = keys::issue(
             &*store,
             "tests",

@@ -22,10 +22,10 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
-use undertone_http::api::{self, AppState, Config};
 use undertone_http::clock::SystemClock;
 use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
+use undertone_http::state::{AppState, Config};
 use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::store::{
     DeliveryJob, DeliveryRecord, DeliveryStatus, NewEvent, Store, Targets,
@@ -113,7 +113,7 @@ impl Hooks {
             request = request.header(header::CONTENT_TYPE, "application/json");
         }
         let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
-        let response = api::app(self.state.clone())
+        let response = undertone_http::service::app(self.state.clone())
             .oneshot(request.body(body).expect("valid request"))
             .await
             .expect("the router is infallible");

@@ -32,10 +32,10 @@ use undertone_core::monitor::{self, ConversationPoint};
 use undertone_core::score::SessionIntelligence;
 use undertone_core::score::layer_z::Dimension;
 use undertone_core::validate::{self, Options};
-use undertone_http::api::{self, AppState, Config};
 use undertone_http::clock::{Clock, ManualClock};
 use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
+use undertone_http::state::{AppState, Config};
 use undertone_http::store::Store;
 use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::webhooks::reports;
@@ -124,7 +124,7 @@ impl Svc {
             DateTime::from_timestamp(NOW, 0).expect("valid time"),
         ));
         let state = adjust(AppState::new(store.clone(), clock.clone(), config));
-        let app = api::app(state.clone());
+        let app = undertone_http::service::app(state.clone());
         let (record, key) = keys::issue(
             &*store,
             "tests",
