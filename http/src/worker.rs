@@ -57,7 +57,12 @@ pub async fn run_one(state: &AppState) -> Result<bool, crate::store::StoreError>
     let now_ms = state.clock.now().timestamp_millis();
     let (job, reaped) = state
         .store
-        .claim(now_ms, lease_ms, state.config.max_attempts)
+        .claim(
+            now_ms,
+            lease_ms,
+            state.config.max_attempts,
+            &emit::failure_effects,
+        )
         .await?;
     if reaped.requeued + reaped.failed > 0 {
         tracing::warn!(

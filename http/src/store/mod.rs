@@ -331,6 +331,11 @@ pub struct Purged {
     pub reports: u64,
 }
 
+/// What a job that failed for good without finishing causes (its session's failed
+/// `intelligence.ready`): a rule of the webhooks module, which the caller of
+/// [`Store::claim`] passes in (`webhooks::emit::failure_effects`).
+pub type LostJob = dyn Fn(&Job, &str, DateTime<Utc>) -> Effects + Send + Sync;
+
 /// The storage the service runs on.
 #[async_trait]
 pub trait Store: WebhookStore + Send + Sync + 'static {
@@ -370,12 +375,15 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     async fn queue_oldest(&self) -> StoreResult<Option<DateTime<Utc>>>;
 
     /// Requeues jobs whose lease ended before `now_ms` (or fails them after
-    /// `max_attempts`), then leases the oldest waiting job until `now_ms + lease_ms`.
+    /// `max_attempts`, writing what `lost(job, error, at)` says such a failure causes,
+    /// in the same transaction), then leases the oldest waiting job until
+    /// `now_ms + lease_ms`.
     async fn claim(
         &self,
         now_ms: i64,
         lease_ms: i64,
         max_attempts: u32,
+        lost: &LostJob,
     ) -> StoreResult<(Option<Job>, Reaped)>;
     /// Records the outcome of a claimed job and its effects (history, events and their
     /// deliveries, deploy markers) in one transaction; false, with nothing written,

@@ -26,8 +26,8 @@ use tokio::task::JoinHandle;
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped, Scope,
-    SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, Wake,
+    Effects, Enqueued, Job, KeyRecord, LostJob, NewSession, Outcome, Purged, QueueLimit, Reaped,
+    Scope, SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, Wake,
 };
 use crate::limits::{self, Decision, Plan, Window};
 
@@ -450,6 +450,7 @@ impl Store for PgStore {
         now_ms: i64,
         lease_ms: i64,
         max_attempts: u32,
+        lost: &LostJob,
     ) -> StoreResult<(Option<Job>, Reaped)> {
         let mut tx = self.pool.begin().await?;
         let mut reaped = Reaped::default();
@@ -484,7 +485,7 @@ impl Store for PgStore {
                 let job = job_from_row(&row, attempts, String::new(), Vec::new())?;
                 if job.kind == SessionKind::Ingest {
                     let at = super::time_from_ms(now_ms)?;
-                    let effects = crate::webhooks::emit::failure_effects(&job, &error, at);
+                    let effects = lost(&job, &error, at);
                     webhooks::apply_effects(&mut tx, &job, &effects, at).await?;
                 }
                 reaped.failed += 1;

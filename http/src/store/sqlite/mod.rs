@@ -15,8 +15,8 @@ use sqlx::{Row, Sqlite, Transaction};
 mod webhooks;
 
 use super::{
-    Effects, Enqueued, Job, KeyRecord, NewSession, Outcome, Purged, QueueLimit, Reaped, Scope,
-    SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, format_time,
+    Effects, Enqueued, Job, KeyRecord, LostJob, NewSession, Outcome, Purged, QueueLimit, Reaped,
+    Scope, SessionKind, SessionRecord, SessionStatus, Store, StoreError, StoreResult, format_time,
     parse_time,
 };
 use crate::limits::{self, Decision, Plan, Window};
@@ -367,6 +367,7 @@ impl Store for SqliteStore {
         now_ms: i64,
         lease_ms: i64,
         max_attempts: u32,
+        lost: &LostJob,
     ) -> StoreResult<(Option<Job>, Reaped)> {
         let mut tx = self.write().await?;
         let mut reaped = Reaped::default();
@@ -412,7 +413,7 @@ impl Store for SqliteStore {
                         body: Vec::new(),
                     };
                     let at = super::time_from_ms(now_ms)?;
-                    let effects = crate::webhooks::emit::failure_effects(&job, &error, at);
+                    let effects = lost(&job, &error, at);
                     webhooks::apply_effects(&mut tx, &job, &effects, at).await?;
                 }
                 reaped.failed += 1;

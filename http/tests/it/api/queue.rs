@@ -2,6 +2,7 @@
 //! final failure, and finishing with a stale claim.
 
 use std::time::Duration;
+use undertone_http::webhooks::emit::failure_effects;
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
@@ -19,6 +20,7 @@ async fn claim(svc: &Service) -> (Option<Job>, Reaped) {
             svc.now().timestamp_millis(),
             lease,
             svc.state.config.max_attempts,
+            &failure_effects,
         )
         .await
         .expect("the store answers")

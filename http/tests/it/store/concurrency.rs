@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use undertone_http::webhooks::emit::failure_effects;
 
 use undertone_http::limits::{Decision, Plan, Quota, windows_for};
 use undertone_http::store::{
@@ -118,7 +119,10 @@ pub(super) async fn concurrent_claimers_take_each_job_once(store: Arc<dyn Store>
             tokio::spawn(async move {
                 let mut claimed = Vec::new();
                 loop {
-                    let (job, reaped) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+                    let (job, reaped) = store
+                        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+                        .await
+                        .expect("claim");
                     assert_eq!(reaped, Reaped::default());
                     let Some(job) = job else { break };
                     assert_eq!(job.attempt, 1);
@@ -234,7 +238,10 @@ pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<
     }
     // A worker takes every job and is lost.
     for _ in &ids {
-        let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+        let (job, _) = store
+            .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+            .await
+            .expect("claim");
         assert_eq!(job.map(|j| j.attempt), Some(1));
     }
     // When the leases end, eight workers share the requeued jobs.
@@ -246,7 +253,7 @@ pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<
                 let mut requeued = 0;
                 loop {
                     let (job, reaped) = store
-                        .claim(T0 + LEASE, LEASE, MAX_ATTEMPTS)
+                        .claim(T0 + LEASE, LEASE, MAX_ATTEMPTS, &failure_effects)
                         .await
                         .expect("claim");
                     assert_eq!(reaped.failed, 0);
@@ -479,7 +486,11 @@ pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: 
             .expect("enqueue");
     }
     let mut jobs = Vec::new();
-    while let (Some(job), _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim") {
+    while let (Some(job), _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim")
+    {
         jobs.push(job);
     }
     assert_eq!(jobs.len(), 40);

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use undertone_http::webhooks::emit::failure_effects;
 
 use undertone_core::monitor::ConversationPoint;
 use undertone_http::store::{
@@ -41,7 +42,10 @@ async fn finish_with(
         )
         .await
         .expect("enqueue");
-    let (job, _) = store.claim(T0 + offset_ms, 30_000, 3).await.expect("claim");
+    let (job, _) = store
+        .claim(T0 + offset_ms, 30_000, 3, &failure_effects)
+        .await
+        .expect("claim");
     let job = job.expect("the session's job");
     assert_eq!(job.session_id, session);
     let outcome = Outcome::Complete {

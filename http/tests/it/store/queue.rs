@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use undertone_http::webhooks::emit::failure_effects;
 
 use undertone_http::limits::{Plan, Quota, windows_for};
 use undertone_http::store::{
@@ -96,7 +97,10 @@ pub(super) async fn enqueue_writes_the_session_and_its_job(store: Arc<dyn Store>
     assert_eq!(store.session("s_none", ORG).await.expect("session"), None);
 
     // The job carries what the worker needs, the body byte for byte.
-    let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let (job, _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
     let job = job.expect("a job");
     assert_eq!(
         (
@@ -120,7 +124,10 @@ pub(super) async fn enqueue_writes_the_session_and_its_job(store: Arc<dyn Store>
             &first.body,
         )
     );
-    let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let (job, _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
     let job = job.expect("a job");
     assert_eq!(
         (job.kind, job.deployment_id, job.event_count, job.body),
@@ -172,7 +179,10 @@ pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>
     );
 
     // A running job still takes room; a finished one frees it.
-    let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let (job, _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
     let job = job.expect("a job");
     assert_eq!(
         store
@@ -233,7 +243,7 @@ pub(super) async fn a_key_holds_at_most_its_share_of_the_queue(store: Arc<dyn St
         Enqueued::Accepted(_)
     ));
     let (job, _) = store
-        .claim(T0 + 10, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + 10, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     let job = job.expect("a job");
@@ -332,7 +342,10 @@ pub(super) async fn claim_leases_the_oldest_job(store: Arc<dyn Store>) {
     }
     let mut tokens = BTreeSet::new();
     for expected in ["s_b", "s_a", "s_c"] {
-        let (job, reaped) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+        let (job, reaped) = store
+            .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+            .await
+            .expect("claim");
         let job = job.expect("a job");
         assert_eq!((job.session_id.as_str(), job.attempt), (expected, 1));
         assert_eq!(reaped, Reaped::default());
@@ -349,7 +362,7 @@ pub(super) async fn claim_leases_the_oldest_job(store: Arc<dyn Store>) {
     }
     assert_eq!(tokens.len(), 3, "every claim has a token of its own");
     let (job, reaped) = store
-        .claim(T0 + 1, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + 1, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     assert!(job.is_none(), "every job is leased");
@@ -366,7 +379,7 @@ pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<
         .await
         .expect("enqueue");
     let (job, _) = store
-        .claim(T0 + 10, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + 10, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     let job = job.expect("a job");
@@ -422,7 +435,7 @@ pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<
         (1, Some(finished_at), Some("summary of s_done".to_owned()))
     );
     let (next, _) = store
-        .claim(T0 + LEASE * 10, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + LEASE * 10, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     assert!(next.is_none());
@@ -438,7 +451,10 @@ pub(super) async fn finish_records_a_failure(store: Arc<dyn Store>) {
         )
         .await
         .expect("enqueue");
-    let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let (job, _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
     let job = job.expect("a job");
     let error = "the events could not be scored: no human turns".to_owned();
     assert!(
@@ -480,19 +496,22 @@ pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
         .await
         .expect("enqueue");
 
-    let (first, reaped) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let (first, reaped) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
     let first = first.expect("a job");
     assert_eq!((first.attempt, reaped), (1, Reaped::default()));
     // Not yet expired one millisecond before the lease ends.
     let (none, reaped) = store
-        .claim(T0 + LEASE - 1, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + LEASE - 1, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     assert!(none.is_none());
     assert_eq!(reaped, Reaped::default());
     // Expired when it ends: requeued and claimed again at once.
     let (second, reaped) = store
-        .claim(T0 + LEASE, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + LEASE, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     let second = second.expect("the job again");
@@ -547,7 +566,7 @@ pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
     );
     assert_eq!(store.queue_depth().await.expect("depth"), 1);
     let (none, _) = store
-        .claim(T0 + LEASE + 10, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + LEASE + 10, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     assert!(none.is_none(), "the second claim still holds the job");
@@ -614,7 +633,10 @@ pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) 
     let mut last_token = String::new();
     for round in 0..(MAX_ATTEMPTS + 2) {
         let now = T0 + i64::from(round);
-        let (job, reaped) = store.claim(now, LEASE, MAX_ATTEMPTS).await.expect("claim");
+        let (job, reaped) = store
+            .claim(now, LEASE, MAX_ATTEMPTS, &failure_effects)
+            .await
+            .expect("claim");
         let job = job.expect("the released job");
         assert_eq!((job.session_id.as_str(), job.attempt), ("s_r", 1));
         assert_eq!(reaped, Reaped::default());
@@ -633,7 +655,7 @@ pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) 
     assert_eq!(store.queue_depth().await.expect("depth"), 1);
     // Its lease was given up, so the next claim takes it at once, first attempt.
     let (job, _) = store
-        .claim(T0 + 100, LEASE, MAX_ATTEMPTS)
+        .claim(T0 + 100, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     assert_eq!(job.map(|j| j.attempt), Some(1));
@@ -649,14 +671,20 @@ pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>)
         )
         .await
         .expect("enqueue");
-    let (job, _) = store.claim(T0, LEASE, MAX_ATTEMPTS).await.expect("claim");
+    let (job, _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
     let job = job.expect("the job");
     // The worker's heartbeat moves the lease on, again and again: long after the
     // first lease would have ended, nobody else gets the job.
     for beat in 1..=4 {
         let now = T0 + beat * LEASE;
         assert!(store.renew(&job, now + LEASE).await.expect("renew"));
-        let (other, reaped) = store.claim(now, LEASE, MAX_ATTEMPTS).await.expect("claim");
+        let (other, reaped) = store
+            .claim(now, LEASE, MAX_ATTEMPTS, &failure_effects)
+            .await
+            .expect("claim");
         assert!(
             other.is_none(),
             "beat {beat}: the renewed job was claimed again"
@@ -667,7 +695,7 @@ pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>)
     // the first claim can neither renew nor finish any more.
     let later = T0 + 6 * LEASE;
     let (again, reaped) = store
-        .claim(later, LEASE, MAX_ATTEMPTS)
+        .claim(later, LEASE, MAX_ATTEMPTS, &failure_effects)
         .await
         .expect("claim");
     assert_eq!(again.as_ref().map(|j| j.attempt), Some(2));
@@ -706,14 +734,17 @@ pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
         .expect("enqueue");
 
     let max_attempts = 2;
-    let (job, _) = store.claim(T0, LEASE, max_attempts).await.expect("claim");
+    let (job, _) = store
+        .claim(T0, LEASE, max_attempts, &failure_effects)
+        .await
+        .expect("claim");
     assert_eq!(
         job.map(|j| (j.session_id, j.attempt)),
         Some(("s_lost".to_owned(), 1))
     );
     // The lease ends: requeued, and being the oldest, claimed again.
     let (job, reaped) = store
-        .claim(T0 + LEASE, LEASE, max_attempts)
+        .claim(T0 + LEASE, LEASE, max_attempts, &failure_effects)
         .await
         .expect("claim");
     assert_eq!(
@@ -731,7 +762,7 @@ pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
     // on to the next job.
     let failed_at = T0 + 2 * LEASE;
     let (job, reaped) = store
-        .claim(failed_at, LEASE, max_attempts)
+        .claim(failed_at, LEASE, max_attempts, &failure_effects)
         .await
         .expect("claim");
     assert_eq!(

@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
+use undertone_http::webhooks::emit::failure_effects;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -691,7 +692,12 @@ async fn intelligence_ready_reports_a_session_failed_after_lost_workers() {
     for _ in 0..max {
         let (job, _) = svc
             .store
-            .claim(svc.clock.now().timestamp_millis(), lease_ms, max)
+            .claim(
+                svc.clock.now().timestamp_millis(),
+                lease_ms,
+                max,
+                &failure_effects,
+            )
             .await
             .expect("the store answers");
         assert_eq!(job.map(|j| j.session_id), Some(sid.clone()));
