@@ -8,6 +8,7 @@ pub mod keys;
 pub mod limits;
 pub mod mcp;
 pub mod metrics;
+pub mod resolver;
 pub mod retention;
 pub mod service;
 pub mod state;

@@ -9,8 +9,8 @@ use tokio::sync::{Notify, Semaphore};
 use undertone_core::IngestRequest;
 
 use crate::clock::Clock;
+use crate::resolver::SafeResolver;
 use crate::store::Store;
-use crate::webhooks::resolver::SafeResolver;
 
 /// Server settings the routes and workers read.
 #[derive(Debug, Clone)]

@@ -7,7 +7,6 @@
 //! interval; p-values are Holm-adjusted across the dimensions tested. Methods and
 //! citations: docs/drift.md.
 
-pub mod anomaly;
 pub mod outcome;
 
 use serde::Serialize;

@@ -3,10 +3,11 @@
 //!
 //! A scored request is reduced to one [`ConversationPoint`] per conversation with human
 //! turns ([`points`]); a store keeps those points, and [`health_report`] and
-//! [`crate::drift::anomaly::detect_points`] read them back without rescoring.
+//! [`anomaly::detect_points`] read them back without rescoring.
 //! [`crossings()`] lists the turns where a dimension entered the broken band;
 //! [`release_changes`] and [`settled_shift`] find deploys in the history and test them.
 
+pub mod anomaly;
 pub mod crossings;
 pub mod deploys;
 pub mod report;

@@ -15,8 +15,8 @@ use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::time;
 use super::{AppState, Caller};
 use crate::keys;
+use crate::resolver::ResolveError;
 use crate::store::{DeliveryRecord, DeliveryStatus, NewEvent, Targets, WebhookRecord};
-use crate::webhooks::resolver::ResolveError;
 use crate::webhooks::{EventKind, TEST_KIND, derived_id, envelope_bytes};
 
 /// Kinds one endpoint may subscribe to, at most.

@@ -10,11 +10,11 @@ use super::keys::{DatabaseArg, runtime};
 use crate::clock::SystemClock;
 use crate::keys::{Scope, issue_first};
 use crate::limits::Plan;
+use crate::resolver::SafeResolver;
 use crate::state::{AppState, Config};
 use crate::store;
 use crate::webhooks::deliver::{Deliverer, DeliveryConfig, Sender};
 use crate::webhooks::reports::Scheduler;
-use crate::webhooks::resolver::SafeResolver;
 use crate::webhooks::schedule::{self, RetrySchedule};
 use crate::worker::Workers;
 

@@ -18,8 +18,8 @@ use tokio::task::{JoinHandle, JoinSet};
 use undertone_core::signature;
 use undertone_core::validate::address::is_public;
 
-use super::resolver::SafeResolver;
 use super::schedule::RetrySchedule;
+use crate::resolver::SafeResolver;
 use crate::state::AppState;
 use crate::store::{AttemptRecord, DeliveryJob, NextStep};
 

@@ -10,7 +10,6 @@
 pub mod deliver;
 pub mod emit;
 pub mod reports;
-pub mod resolver;
 pub mod schedule;
 
 use chrono::{DateTime, Utc};

@@ -4,6 +4,7 @@ mod api;
 mod cli;
 mod durability;
 mod hardening;
+mod layers;
 mod pg;
 mod real_server;
 mod scale;

@@ -25,6 +25,7 @@ use tower::ServiceExt;
 use undertone_http::clock::SystemClock;
 use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
+use undertone_http::resolver::SafeResolver;
 use undertone_http::state::{AppState, Config};
 use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::store::{
@@ -32,7 +33,6 @@ use undertone_http::store::{
 };
 use undertone_http::webhooks::deliver::{Deliverer, DeliveryConfig, MAX_STORED_BODY, Sender};
 use undertone_http::webhooks::envelope_bytes;
-use undertone_http::webhooks::resolver::SafeResolver;
 
 use super::receiver::{Answer, Receiver};
 

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use undertone_http::api::Config;
 use undertone_http::clock::Clock;
 use undertone_http::keys::Scope;
+use undertone_http::resolver::SafeResolver;
 use undertone_http::store::WebhookRecord;
-use undertone_http::webhooks::resolver::SafeResolver;
 
 use super::events::{NOW_TEXT, ORG, Reply, SINK, Svc, keys_of, sorted};
 

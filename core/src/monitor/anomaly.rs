@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::monitor::ConversationPoint;
+use super::ConversationPoint;
 use crate::score::conversation::ConversationResult;
 use crate::score::layer_z::Dimension;
 
