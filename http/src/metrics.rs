@@ -111,13 +111,20 @@ async fn render(State(s): State<Scrape>) -> impl IntoResponse {
     )
 }
 
+/// The metrics listener could not be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot listen for metrics on {addr}: {source}")]
+pub struct BindError {
+    /// Where it was asked to listen.
+    pub addr: SocketAddr,
+    /// Why it could not.
+    pub source: std::io::Error,
+}
+
 /// Binds the metrics listener at `addr`; its address, for the startup line.
-pub async fn bind(addr: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), String> {
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("cannot listen for metrics on {addr}: {e}"))?;
-    let bound = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read the metrics address: {e}"))?;
+pub async fn bind(addr: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), BindError> {
+    let fail = |source| BindError { addr, source };
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(fail)?;
+    let bound = listener.local_addr().map_err(fail)?;
     Ok((listener, bound))
 }

@@ -254,27 +254,21 @@ impl Mapping {
         }
     }
 
-    fn conversation_of(&self, v: &Value) -> std::result::Result<String, String> {
+    fn conversation_of(&self, v: &Value) -> std::result::Result<String, NoConversation> {
+        let at = || self.conversation.clone();
         match v.pointer(&self.conversation) {
             Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
-            Some(Value::String(_)) => Err(format!(
-                "`conversation` ({}) is an empty string",
-                self.conversation
-            )),
+            Some(Value::String(_)) => Err(NoConversation::Empty(at())),
             Some(Value::Number(n)) => Ok(n.to_string()),
-            Some(other) => Err(format!(
-                "`conversation` ({}) is of type {}, not a string or number",
-                self.conversation,
-                type_name(other)
-            )),
-            None => Err(format!("no `conversation` ({})", self.conversation)),
+            Some(other) => Err(NoConversation::WrongType(at(), type_name(other))),
+            None => Err(NoConversation::Missing(at())),
         }
     }
 
     fn message(
         &self,
         m: &Value,
-        conversation: std::result::Result<String, String>,
+        conversation: std::result::Result<String, NoConversation>,
         doc_at: &str,
         m_at: &str,
         out: &mut Collected,
@@ -282,7 +276,7 @@ impl Mapping {
         let at = position(doc_at, m_at);
         let conversation = match conversation {
             Ok(c) => c,
-            Err(why) => return out.skip(at, why),
+            Err(why) => return out.skip(at, why.to_string()),
         };
         let (role, responder, role_value) = match m.pointer(&self.role) {
             Some(Value::String(v)) => match self.roles.get(&v.trim().to_lowercase()) {
@@ -327,7 +321,7 @@ impl Mapping {
         };
         let timestamp = match self.time(m.pointer(&self.timestamp)) {
             Ok(t) => t,
-            Err(why) => return out.skip(at, why),
+            Err(why) => return out.skip(at, why.to_string()),
         };
         let actor = match &self.actor {
             None => role_value.to_owned(),
@@ -400,4 +394,17 @@ fn position(doc_at: &str, pointer: &str) -> String {
     } else {
         format!("{doc_at}#{pointer}")
     }
+}
+/// Why a message has no conversation id (the message is skipped, saying so).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum NoConversation {
+    /// The pointer names an empty string.
+    #[error("`conversation` ({0}) is an empty string")]
+    Empty(String),
+    /// The pointer names a value that is neither a string nor a number.
+    #[error("`conversation` ({0}) is of type {1}, not a string or number")]
+    WrongType(String, &'static str),
+    /// The pointer names nothing.
+    #[error("no `conversation` ({0})")]
+    Missing(String),
 }

@@ -221,7 +221,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .map(|days| crate::retention::spawn(&state, days));
     let metrics = match args.metrics_addr {
         Some(at) => {
-            let (listener, bound) = crate::metrics::bind(at).await?;
+            let (listener, bound) = crate::metrics::bind(at).await.map_err(|e| e.to_string())?;
             let handle = crate::metrics::install()
                 .ok_or("cannot install the metrics recorder: one is installed already")?;
             println!("undertone: metrics on http://{bound}/metrics");

@@ -24,13 +24,74 @@ pub struct Reply {
 #[async_trait]
 pub trait Backend: Send + Sync {
     /// `method` on `path` (under `/api/v1`, with any query) with an optional JSON body.
-    /// `Err` means the API could not be reached; its text says why.
+    /// `Err` means the API could not be reached.
     async fn send(
         &self,
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
-    ) -> Result<Reply, String>;
+    ) -> Result<Reply, Unreachable>;
+}
+
+/// Why a REST call got no answer (an answer, even an error status, is a [`Reply`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Unreachable {
+    /// The in-process request could not be built.
+    #[error("could not build the request: {0}")]
+    Build(axum::http::Error),
+    /// The in-process answer could not be read.
+    #[error("could not read the answer: {0}")]
+    ReadLocal(axum::Error),
+    /// The remote API did not answer.
+    #[error("could not reach the Undertone API at {base}: {source}{}", if *.maybe_stored {
+        "; the request may have been stored before the connection failed: check \
+         (e.g. get_session) before sending it again"
+    } else { "" })]
+    Connect {
+        /// The base URL.
+        base: String,
+        /// What failed.
+        source: reqwest::Error,
+        /// A write that may have arrived before the connection failed.
+        maybe_stored: bool,
+    },
+    /// The remote API redirects; its final URL should be the base URL.
+    #[error(
+        "the Undertone API at {base} redirects (HTTP {status}) to {to}: pass the final URL as --base-url"
+    )]
+    Redirect {
+        /// The base URL.
+        base: String,
+        /// The redirect status.
+        status: u16,
+        /// Where it points.
+        to: String,
+    },
+    /// The remote answer could not be read.
+    #[error("could not read the answer from {base}: {source}")]
+    ReadRemote {
+        /// The base URL.
+        base: String,
+        /// What failed.
+        source: reqwest::Error,
+    },
+}
+
+/// Why `--base-url` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BaseUrlError {
+    /// Not a URL.
+    #[error("--base-url {0:?}: {1}")]
+    Invalid(String, url::ParseError),
+    /// Not http or https.
+    #[error("--base-url {0:?}: must be an http:// or https:// URL")]
+    Scheme(String),
+    /// It has a query or fragment.
+    #[error("--base-url {0:?}: must not have a query or fragment")]
+    QueryOrFragment(String),
+    /// The HTTP client could not start.
+    #[error("could not start the HTTP client: {0}")]
+    Client(reqwest::Error),
 }
 
 fn retry_after(headers: &axum::http::HeaderMap) -> Option<u64> {
@@ -56,7 +117,7 @@ impl Backend for InProcess {
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, Unreachable> {
         let mut request = Request::builder()
             .method(method)
             .uri(format!("/api/v1{path}"))
@@ -66,7 +127,7 @@ impl Backend for InProcess {
         }
         let mut request = request
             .body(body.map_or_else(Body::empty, Body::from))
-            .map_err(|e| format!("could not build the request: {e}"))?;
+            .map_err(Unreachable::Build)?;
         // The MCP message was counted at `POST /mcp`.
         request.extensions_mut().insert(crate::api::Precharged);
         let response = match self.rest.clone().oneshot(request).await {
@@ -77,7 +138,7 @@ impl Backend for InProcess {
         let retry_after = retry_after(response.headers());
         let body = axum::body::to_bytes(response.into_body(), usize::MAX)
             .await
-            .map_err(|e| format!("could not read the answer: {e}"))?;
+            .map_err(Unreachable::ReadLocal)?;
         Ok(Reply {
             status,
             body: body.to_vec(),
@@ -95,18 +156,15 @@ pub struct Remote {
 
 impl Remote {
     /// A client of `base_url` (e.g. `https://undertone.example.com`) using `api_key`.
-    pub fn new(base_url: &str, api_key: &str) -> Result<Self, String> {
+    pub fn new(base_url: &str, api_key: &str) -> Result<Self, BaseUrlError> {
         let base = base_url.trim_end_matches('/');
-        let parsed = url::Url::parse(base).map_err(|e| format!("--base-url {base:?}: {e}"))?;
+        let parsed =
+            url::Url::parse(base).map_err(|e| BaseUrlError::Invalid(base.to_owned(), e))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!(
-                "--base-url {base:?}: must be an http:// or https:// URL"
-            ));
+            return Err(BaseUrlError::Scheme(base.to_owned()));
         }
         if parsed.query().is_some() || parsed.fragment().is_some() {
-            return Err(format!(
-                "--base-url {base:?}: must not have a query or fragment"
-            ));
+            return Err(BaseUrlError::QueryOrFragment(base.to_owned()));
         }
         let base = base.strip_suffix("/api/v1").unwrap_or(base).to_owned();
         let client = reqwest::Client::builder()
@@ -117,7 +175,7 @@ impl Remote {
             // refuse it and name the URL to use instead.
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|e| format!("could not start the HTTP client: {e}"))?;
+            .map_err(BaseUrlError::Client)?;
         Ok(Self {
             client,
             base,
@@ -138,7 +196,7 @@ impl Backend for Remote {
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, Unreachable> {
         let url = format!("{}/api/v1{path}", self.base);
         let mut request = self
             .client
@@ -150,16 +208,14 @@ impl Backend for Remote {
                 .body(body);
         }
         let is_write = method == Method::POST;
-        let response = request.send().await.map_err(|e| {
-            let mut message = format!("could not reach the Undertone API at {}: {e}", self.base);
-            if is_write && !e.is_connect() {
-                message.push_str(
-                    "; the request may have been stored before the connection failed: check \
-                     (e.g. get_session) before sending it again",
-                );
-            }
-            message
-        })?;
+        let response = request
+            .send()
+            .await
+            .map_err(|source| Unreachable::Connect {
+                base: self.base.clone(),
+                maybe_stored: is_write && !source.is_connect(),
+                source,
+            })?;
         let status = response.status().as_u16();
         if response.status().is_redirection() {
             let to = response
@@ -167,17 +223,20 @@ impl Backend for Remote {
                 .get(header::LOCATION)
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("?");
-            return Err(format!(
-                "the Undertone API at {} redirects (HTTP {status}) to {to}: pass the final \
-                 URL as --base-url",
-                self.base
-            ));
+            return Err(Unreachable::Redirect {
+                base: self.base.clone(),
+                status,
+                to: to.to_owned(),
+            });
         }
         let retry_after = retry_after(response.headers());
         let body = response
             .bytes()
             .await
-            .map_err(|e| format!("could not read the answer from {}: {e}", self.base))?;
+            .map_err(|source| Unreachable::ReadRemote {
+                base: self.base.clone(),
+                source,
+            })?;
         Ok(Reply {
             status,
             body: body.to_vec(),

@@ -108,7 +108,7 @@ pub enum StdioError {
 /// `base_url`, until the client closes standard input. The key is checked first
 /// (`GET /api/v1/key`): a refused key ends it before any MCP traffic.
 pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError> {
-    let remote = Remote::new(base_url, api_key).map_err(StdioError::Usage)?;
+    let remote = Remote::new(base_url, api_key).map_err(|e| StdioError::Usage(e.to_string()))?;
     let key = tools::rest(&remote, Method::GET, "/key", None)
         .await
         .map_err(|e| {

@@ -423,7 +423,7 @@ pub async fn rest(
     let reply = backend
         .send(method, path, body)
         .await
-        .map_err(|message| ToolError::new(Code::ServiceUnavailable, message))?;
+        .map_err(|e| ToolError::new(Code::ServiceUnavailable, e.to_string()))?;
     let parsed: Option<Value> = serde_json::from_slice(&reply.body).ok();
     if (200..300).contains(&reply.status) {
         return parsed.ok_or_else(|| {

@@ -119,7 +119,7 @@ impl Sender {
         let deadline = tokio::time::Instant::from_std(started) + self.config.timeout;
         let mut sent = match self.request(job, timestamp) {
             Ok(request) => exchange(request, deadline, self.config.timeout).await,
-            Err(refused) => Sent::failed(refused),
+            Err(refused) => Sent::failed(refused.to_string()),
         };
         sent.duration = started.elapsed();
         sent
@@ -130,32 +130,32 @@ impl Sender {
         &self,
         job: &DeliveryJob,
         timestamp: i64,
-    ) -> Result<reqwest::RequestBuilder, String> {
-        let url = reqwest::Url::parse(&job.url).map_err(|e| format!("invalid URL: {e}"))?;
+    ) -> Result<reqwest::RequestBuilder, Refused> {
+        let url = reqwest::Url::parse(&job.url).map_err(Refused::Url)?;
         let allow = self.config.allow_private;
         match url.scheme() {
             "https" => {}
             "http" if allow => {}
-            other => return Err(format!("refused: scheme `{other}` (https is required)")),
+            other => return Err(Refused::Scheme(other.to_owned())),
         }
         // Literal addresses never reach the resolver; check them here.
         let literal = match url.host() {
             Some(url::Host::Ipv4(ip)) => Some(std::net::IpAddr::V4(ip)),
             Some(url::Host::Ipv6(ip)) => Some(std::net::IpAddr::V6(ip)),
             Some(url::Host::Domain(_)) => None,
-            None => return Err("refused: the URL has no host".into()),
+            None => return Err(Refused::NoHost),
         };
         if let Some(ip) = literal
             && !allow
             && !is_public(ip)
         {
-            return Err(format!("refused: {ip} is not a public address"));
+            return Err(Refused::Private(ip));
         }
         let standard = signature::sign_standard(&job.secret, &job.id, timestamp, &job.body)
-            .map_err(|e| format!("cannot sign: {e}"))?;
+            .map_err(Refused::Sign)?;
         let mut headers = HeaderMap::new();
-        let mut put = |name: &'static str, value: &str| -> Result<(), String> {
-            let v = HeaderValue::from_str(value).map_err(|e| format!("header {name}: {e}"))?;
+        let mut put = |name: &'static str, value: &str| -> Result<(), Refused> {
+            let v = HeaderValue::from_str(value).map_err(|e| Refused::Header(name, e))?;
             headers.insert(name, v);
             Ok(())
         };
@@ -175,6 +175,29 @@ impl Sender {
             .headers(headers)
             .body(job.body.clone()))
     }
+}
+
+/// Why an attempt was not made; stored as the attempt's error.
+#[derive(Debug, thiserror::Error)]
+enum Refused {
+    /// The stored URL does not parse.
+    #[error("invalid URL: {0}")]
+    Url(url::ParseError),
+    /// Not https (nor http when private webhooks are allowed).
+    #[error("refused: scheme `{0}` (https is required)")]
+    Scheme(String),
+    /// No host to connect to.
+    #[error("refused: the URL has no host")]
+    NoHost,
+    /// A literal address that is not public.
+    #[error("refused: {0} is not a public address")]
+    Private(std::net::IpAddr),
+    /// The signature could not be computed.
+    #[error("cannot sign: {0}")]
+    Sign(undertone_core::Error),
+    /// A header value is not valid.
+    #[error("header {0}: {1}")]
+    Header(&'static str, reqwest::header::InvalidHeaderValue),
 }
 
 impl Sent {
