@@ -1,5 +1,6 @@
 //! Reading an input file for the CLI; what the bytes mean is `undertone_core::sdk`'s.
 
+use super::error::CliError;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -58,8 +59,11 @@ impl Input {
 
 /// Reads `path` (`-` for standard input). Unless `unlimited`, a file over the API's
 /// body limit is refused without being loaded. The error is one line for the user.
-pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, String> {
-    let fail = |e: io::Error| format!("cannot read {}: {e}", display_name(path));
+pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, CliError> {
+    let fail = |source: io::Error| CliError::Read {
+        what: display_name(path),
+        source,
+    };
     let mut bytes = Vec::new();
     let stdin = path == Path::new("-");
     if unlimited {
@@ -79,18 +83,19 @@ pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, Strin
             let file = File::open(path).map_err(fail)?;
             let len = file.metadata().map_err(fail)?.len();
             if len > BODY_MAX_BYTES as u64 {
-                return Err(format!(
-                    "{} is {len} bytes; the limit is {BODY_MAX_BYTES} bytes (16 MiB)",
-                    path.display()
-                ));
+                return Err(CliError::TooLarge {
+                    what: path.display().to_string(),
+                    len,
+                    limit: BODY_MAX_BYTES,
+                });
             }
             file.take(limit).read_to_end(&mut bytes).map_err(fail)?;
         }
         if bytes.len() > BODY_MAX_BYTES {
-            return Err(format!(
-                "{} is over the limit of {BODY_MAX_BYTES} bytes (16 MiB)",
-                display_name(path)
-            ));
+            return Err(CliError::OverLimit {
+                what: display_name(path),
+                limit: BODY_MAX_BYTES,
+            });
         }
     }
     Ok(Input {
@@ -102,8 +107,11 @@ pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, Strin
 
 /// The whole of `path` (`-` for standard input), without a size limit (an export is
 /// read locally). The error is one line for the user.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    let fail = |e: io::Error| format!("cannot read {}: {e}", display_name(path));
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
+    let fail = |source: io::Error| CliError::Read {
+        what: display_name(path),
+        source,
+    };
     if path == Path::new("-") {
         let mut bytes = Vec::new();
         io::stdin().read_to_end(&mut bytes).map_err(fail)?;

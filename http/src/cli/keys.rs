@@ -3,6 +3,7 @@
 use chrono::Utc;
 use clap::{Args, Subcommand};
 
+use super::error::CliError;
 use crate::keys::{Scope, issue};
 use crate::limits::Plan;
 use crate::store::{self, Store};
@@ -105,16 +106,16 @@ pub fn run(args: &KeysArgs) -> u8 {
     }
 }
 
-pub(super) async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, String> {
-    store::open(&db.database).await.map_err(|e| {
-        format!(
-            "cannot open the database {}: {e}",
-            store::redact(&db.database)
-        )
-    })
+pub(super) async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, CliError> {
+    store::open(&db.database)
+        .await
+        .map_err(|source| CliError::OpenDatabase {
+            url: store::redact(&db.database),
+            source,
+        })
 }
 
-async fn run_async(args: &KeysArgs) -> Result<u8, String> {
+async fn run_async(args: &KeysArgs) -> Result<u8, CliError> {
     match &args.command {
         KeysCommand::Create(a) => {
             let store = open(&a.database).await?;
@@ -123,9 +124,8 @@ async fn run_async(args: &KeysArgs) -> Result<u8, String> {
                 per_day: a.per_day,
                 drift_per_hour: a.drift_per_hour,
             };
-            let (record, key) = issue(store.as_ref(), &a.name, &a.org, a.scope, plan, Utc::now())
-                .await
-                .map_err(|e| e.to_string())?;
+            let (record, key) =
+                issue(store.as_ref(), &a.name, &a.org, a.scope, plan, Utc::now()).await?;
             println!("id:              {}", record.id);
             println!("name:            {}", record.name);
             println!("scope:           {}", record.scope.as_str());
@@ -136,7 +136,7 @@ async fn run_async(args: &KeysArgs) -> Result<u8, String> {
         }
         KeysCommand::List(a) => {
             let store = open(&a.database).await?;
-            let keys = store.list_keys().await.map_err(|e| e.to_string())?;
+            let keys = store.list_keys().await?;
             println!(
                 "{:<36}  {:<16}  {:<10}  {:<14}  {:<24}  revoked",
                 "id", "name", "scope", "key starts", "created"
@@ -159,11 +159,7 @@ async fn run_async(args: &KeysArgs) -> Result<u8, String> {
         }
         KeysCommand::Revoke(a) => {
             let store = open(&a.database).await?;
-            if store
-                .revoke_key(&a.id, Utc::now())
-                .await
-                .map_err(|e| e.to_string())?
-            {
+            if store.revoke_key(&a.id, Utc::now()).await? {
                 println!("revoked {}", a.id);
                 Ok(0)
             } else {

@@ -1,6 +1,7 @@
 //! The `undertone` command line.
 
 mod drift;
+mod error;
 mod eval;
 mod import;
 mod input;
@@ -162,7 +163,7 @@ fn load<T>(
         Ok(input) => input,
         Err(line) if json => {
             let envelope = serde_json::json!({"error": {
-                "code": ErrorCode::ValidationError, "message": line, "details": []
+                "code": ErrorCode::ValidationError, "message": line.to_string(), "details": []
             }});
             emit(&envelope.to_string());
             return None;

@@ -4,6 +4,7 @@
 use chrono::{SecondsFormat, Utc};
 use clap::{Args, Subcommand};
 
+use super::error::CliError;
 use super::keys::{DatabaseArg, open, runtime};
 
 /// `undertone webhooks …`.
@@ -60,12 +61,12 @@ fn without_query(url: &str) -> String {
     }
 }
 
-async fn run_async(args: &WebhooksArgs) -> Result<u8, String> {
+async fn run_async(args: &WebhooksArgs) -> Result<u8, CliError> {
     match &args.command {
         WebhooksCommand::List(a) => {
             let store = open(&a.database).await?;
-            let keys = store.list_keys().await.map_err(|e| e.to_string())?;
-            let hooks = store.list_webhooks(None).await.map_err(|e| e.to_string())?;
+            let keys = store.list_keys().await?;
+            let hooks = store.list_webhooks(None).await?;
             println!(
                 "{:<35}  {:<16}  {:<36}  {:<8}  {:<8}  {:<20}  url",
                 "id", "org", "key", "key is", "failures", "created"
@@ -91,11 +92,7 @@ async fn run_async(args: &WebhooksArgs) -> Result<u8, String> {
         }
         WebhooksCommand::Delete(a) => {
             let store = open(&a.database).await?;
-            if store
-                .delete_webhook(&a.id, None, Utc::now())
-                .await
-                .map_err(|e| e.to_string())?
-            {
+            if store.delete_webhook(&a.id, None, Utc::now()).await? {
                 println!("deleted {}", a.id);
                 Ok(0)
             } else {
