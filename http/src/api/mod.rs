@@ -1,6 +1,6 @@
 //! The REST service (DESIGN.md §7): routes under `/api/v1`, authentication, rate
-//! limits and the error envelope. [`app`] builds the router that `undertone serve` and
-//! the tests run.
+//! limits and the error envelope. [`rest`] builds its router; [`crate::service::app`]
+//! joins it with the MCP endpoint into what `undertone serve` and the tests run.
 
 pub(crate) mod admission;
 mod auth;
