@@ -46,4 +46,30 @@ pub enum CliError {
     /// A database operation failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The server could not listen where it was asked to.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The first API key of an empty database could not be created.
+    #[error("cannot create the first API key: {0}")]
+    FirstKey(StoreError),
+    /// The webhook HTTP client could not start.
+    #[error("cannot build the webhook HTTP client: {0}")]
+    HttpClient(reqwest::Error),
+    /// The metrics listener could not start.
+    #[error(transparent)]
+    Metrics(#[from] crate::metrics::BindError),
+    /// `--webhook-disable-after` is not a positive number of hours.
+    #[error("`{0}` is not a number of hours above 0")]
+    Hours(String),
+    /// `--queue-key-share` is not in (0, 1].
+    #[error("`{0}` is not a share above 0 and at most 1")]
+    Share(String),
+    /// A metrics recorder is installed already (a second server in one process).
+    #[error("cannot install the metrics recorder: one is installed already")]
+    MetricsRecorder,
 }

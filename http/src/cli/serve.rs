@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::error::CliError;
 use super::keys::{DatabaseArg, runtime};
 use crate::clock::SystemClock;
 use crate::keys::{Scope, issue_first};
@@ -102,18 +103,18 @@ pub fn run(args: &ServeArgs) -> u8 {
 }
 
 /// A positive number of hours.
-fn parse_hours(s: &str) -> Result<f64, String> {
+fn parse_hours(s: &str) -> Result<f64, CliError> {
     match s.parse::<f64>() {
         Ok(h) if h > 0.0 && h <= 24.0 * 3650.0 => Ok(h),
-        _ => Err(format!("`{s}` is not a number of hours above 0")),
+        _ => Err(CliError::Hours(s.to_owned())),
     }
 }
 
 /// A share in (0, 1].
-fn parse_share(s: &str) -> Result<f64, String> {
+fn parse_share(s: &str) -> Result<f64, CliError> {
     match s.parse::<f64>() {
         Ok(x) if x > 0.0 && x <= 1.0 => Ok(x),
-        _ => Err(format!("`{s}` is not a share above 0 and at most 1")),
+        _ => Err(CliError::Share(s.to_owned())),
     }
 }
 
@@ -140,17 +141,22 @@ fn init_logging(format: LogFormat) {
     };
 }
 
-async fn serve(args: &ServeArgs) -> Result<(), String> {
+async fn serve(args: &ServeArgs) -> Result<(), CliError> {
     let url = &store::redact(&args.database.database);
     let store = store::open(&args.database.database)
         .await
-        .map_err(|e| format!("cannot open the database {url}: {e}"))?;
+        .map_err(|source| CliError::OpenDatabase {
+            url: url.clone(),
+            source,
+        })?;
+    let listen = |source| CliError::Listen {
+        addr: args.addr,
+        source,
+    };
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
-        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read the listening address: {e}"))?;
+        .map_err(listen)?;
+    let addr = listener.local_addr().map_err(listen)?;
 
     let first = issue_first(
         store.as_ref(),
@@ -161,7 +167,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         chrono::Utc::now(),
     )
     .await
-    .map_err(|e| format!("cannot create the first API key: {e}"))?;
+    .map_err(CliError::FirstKey)?;
     if let Some((record, key)) = first {
         println!(
             "Created a read-write API key ({}). It is shown only this once; keep it:\n\n  \
@@ -207,7 +213,7 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         ..DeliveryConfig::default()
     };
     let sender = Sender::new(delivery, SafeResolver::new(args.allow_private_webhooks))
-        .map_err(|e| format!("cannot build the webhook HTTP client: {e}"))?;
+        .map_err(CliError::HttpClient)?;
     let state = AppState::new(store, Arc::new(SystemClock), config);
     let notifications = state.store.listen(store::Wake {
         jobs: Arc::clone(&state.wake),
@@ -221,9 +227,8 @@ async fn serve(args: &ServeArgs) -> Result<(), String> {
         .map(|days| crate::retention::spawn(&state, days));
     let metrics = match args.metrics_addr {
         Some(at) => {
-            let (listener, bound) = crate::metrics::bind(at).await.map_err(|e| e.to_string())?;
-            let handle = crate::metrics::install()
-                .ok_or("cannot install the metrics recorder: one is installed already")?;
+            let (listener, bound) = crate::metrics::bind(at).await?;
+            let handle = crate::metrics::install().ok_or(CliError::MetricsRecorder)?;
             println!("undertone: metrics on http://{bound}/metrics");
             Some(tokio::spawn(crate::metrics::serve(
                 listener,
