@@ -143,14 +143,18 @@ pub fn decide(windows: &[Window], used: &[u32]) -> Decision {
 /// The window with the fewest requests left after `extra` more; ties go to the one that
 /// resets first.
 pub fn most_constrained(windows: &[Window], used: &[u32], extra: u32) -> Quota {
-    windows
-        .iter()
-        .zip(used)
-        .map(|(w, u)| Quota {
-            limit: w.limit,
-            remaining: w.limit.saturating_sub(u.saturating_add(extra)),
-            reset: w.reset,
-        })
+    tightest(windows.iter().zip(used).map(|(w, u)| Quota {
+        limit: w.limit,
+        remaining: w.limit.saturating_sub(u.saturating_add(extra)),
+        reset: w.reset,
+    }))
+}
+
+/// Of several quotas, the one with the fewest requests left; ties go to the one that
+/// resets first (all zero when there is none).
+pub fn tightest(quotas: impl IntoIterator<Item = Quota>) -> Quota {
+    quotas
+        .into_iter()
         .min_by_key(|q| (q.remaining, q.reset))
         .unwrap_or(Quota {
             limit: 0,

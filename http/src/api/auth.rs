@@ -65,46 +65,43 @@ pub async fn authenticate(
         windows.clear();
     }
 
+    // The drift-session window is read, not counted: its session counts when started.
+    let drift_used = if drift_windows.is_empty() {
+        None
+    } else {
+        match state.store.usage(&key.id, &drift_windows).await {
+            Ok(used) => Some(used),
+            Err(e) => return ApiError::from(e).into_response(),
+        }
+    };
+    let drift_quota = drift_used
+        .as_ref()
+        .map(|used| limits::most_constrained(&drift_windows, used, 0));
+
     if is_write && key.scope == Scope::ReadOnly {
         // Refused, and counted: a 403 is a request like any other. The headers show
         // the most constrained window, the drift-session window included.
-        let mut quota = match state.store.charge(&key.id, &windows).await {
+        let counted = match state.store.charge(&key.id, &windows).await {
             Ok(Decision::Allowed(q) | Decision::Refused(q)) => q,
             Err(e) => return ApiError::from(e).into_response(),
         };
-        if !drift_windows.is_empty() {
-            match state.store.usage(&key.id, &drift_windows).await {
-                Ok(used) => {
-                    let d = limits::most_constrained(&drift_windows, &used, 0);
-                    if (d.remaining, d.reset) < (quota.remaining, quota.reset) {
-                        quota = d;
-                    }
-                }
-                Err(e) => return ApiError::from(e).into_response(),
-            }
-        }
         let mut response = ApiError::new(
             Code::Forbidden,
             format!("this key is read-only; {method} needs a read-write key"),
         )
         .into_response();
-        set_quota(response.headers_mut(), quota);
+        set_quota(
+            response.headers_mut(),
+            limits::tightest([Some(counted), drift_quota].into_iter().flatten()),
+        );
         return response;
     }
 
     // A full drift-session window refuses the request before anything is counted.
-    let mut drift_quota = None;
-    if !drift_windows.is_empty() {
-        let used = match state.store.usage(&key.id, &drift_windows).await {
-            Ok(u) => u,
-            Err(e) => return ApiError::from(e).into_response(),
-        };
-        match limits::decide(&drift_windows, &used) {
-            Decision::Refused(q) => return rate_limited(&key, q, now, true),
-            Decision::Allowed(_) => {
-                drift_quota = Some(limits::most_constrained(&drift_windows, &used, 0));
-            }
-        }
+    if let Some(used) = &drift_used
+        && let Decision::Refused(q) = limits::decide(&drift_windows, used)
+    {
+        return rate_limited(&key, q, now, true);
     }
     // Counted at `POST /mcp` when there is nothing to count here: the headers of
     // that inner answer are not sent.
@@ -129,12 +126,10 @@ pub async fn authenticate(
         .get::<Quota>()
         .copied()
         .or(drift_quota);
-    let quota = [request_quota, drift_quota]
-        .into_iter()
-        .flatten()
-        .min_by_key(|q| (q.remaining, q.reset))
-        .unwrap_or_else(|| limits::most_constrained(&[], &[], 0));
-    set_quota(response.headers_mut(), quota);
+    set_quota(
+        response.headers_mut(),
+        limits::tightest([request_quota, drift_quota].into_iter().flatten()),
+    );
     response
 }
 

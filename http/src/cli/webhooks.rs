@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 
 use super::error::CliError;
 use super::keys::{DatabaseArg, open, runtime};
+use crate::webhooks::shown_url;
 
 /// `undertone webhooks …`.
 #[derive(Debug, Args)]
@@ -53,14 +54,6 @@ pub fn run(args: &WebhooksArgs) -> u8 {
     }
 }
 
-/// A URL without its query string and fragment, which may carry credentials.
-fn without_query(url: &str) -> String {
-    match url.find(['?', '#']) {
-        Some(at) => format!("{}?…", &url[..at]),
-        None => url.to_owned(),
-    }
-}
-
 async fn run_async(args: &WebhooksArgs) -> Result<u8, CliError> {
     match &args.command {
         WebhooksCommand::List(a) => {
@@ -85,7 +78,7 @@ async fn run_async(args: &WebhooksArgs) -> Result<u8, CliError> {
                     state,
                     w.failure_count,
                     w.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
-                    without_query(&w.url)
+                    shown_url(&w.url)
                 );
             }
             Ok(0)
@@ -100,22 +93,5 @@ async fn run_async(args: &WebhooksArgs) -> Result<u8, CliError> {
                 Ok(2)
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::without_query;
-
-    #[test]
-    fn query_strings_are_not_printed() {
-        assert_eq!(
-            without_query("https://h.example/in?token=s3cret#x"),
-            "https://h.example/in?…"
-        );
-        assert_eq!(
-            without_query("https://h.example/in"),
-            "https://h.example/in"
-        );
     }
 }

@@ -280,12 +280,10 @@ async fn exchange(
 }
 
 /// An error with its causes, on one line.
-/// A failed exchange, for the stored attempt: the error chain, with the URL shown
-/// without its query string and fragment (they may hold a credential).
+/// A failed exchange, for the stored attempt: the error chain, with the URL as
+/// [`super::shown_url`] shows it.
 fn describe_request_error(e: reqwest::Error) -> String {
-    let to = e
-        .url()
-        .map(|u| format!("{}{}", u.origin().ascii_serialization(), u.path()));
+    let to = e.url().map(|u| super::shown_url(u.as_str()));
     let text = describe(&e.without_url());
     match to {
         Some(to) => format!("{text} (to {to})"),

@@ -132,6 +132,24 @@ pub fn path_segment(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
+/// An endpoint URL as stored errors and operator listings show it: without its query
+/// string and fragment, which may hold a credential (`…?…` where there was one).
+pub fn shown_url(url: &str) -> String {
+    let hidden = |has: bool| if has { "?…" } else { "" };
+    match url::Url::parse(url) {
+        Ok(u) => format!(
+            "{}{}{}",
+            u.origin().ascii_serialization(),
+            u.path(),
+            hidden(u.query().is_some() || u.fragment().is_some())
+        ),
+        Err(_) => match url.find(['?', '#']) {
+            Some(at) => format!("{}{}", &url[..at], hidden(true)),
+            None => url.to_owned(),
+        },
+    }
+}
+
 /// A UUID derived from `parts` (SHA-256, shaped as a version-8 UUID): the same
 /// parts give the same id, in every process.
 pub fn derived_id(parts: &[&str]) -> String {
@@ -152,6 +170,16 @@ pub fn derived_id(parts: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shown_urls_hide_query_strings_and_fragments() {
+        assert_eq!(
+            shown_url("https://h.example/in?token=s3cret#x"),
+            "https://h.example/in?…"
+        );
+        assert_eq!(shown_url("https://h.example/in"), "https://h.example/in");
+        assert_eq!(shown_url("not a url?token=s3cret"), "not a url?…");
+    }
 
     #[test]
     fn kinds_round_trip_through_their_wire_names() {

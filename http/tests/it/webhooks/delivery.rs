@@ -194,6 +194,12 @@ impl Hooks {
     }
 }
 
+/// A port of 127.0.0.1 nobody listens on (for now).
+async fn unused_port() -> u16 {
+    let probe = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    probe.local_addr().expect("address").port()
+}
+
 /// A sender that may reach 127.0.0.1 over plain http.
 fn local_sender(schedule: &str, timeout: Duration) -> Sender {
     let config = DeliveryConfig {
@@ -237,11 +243,7 @@ async fn requests_reach(receiver: &Receiver, n: usize) {
 #[tokio::test]
 async fn a_receiver_down_for_two_attempts_gets_the_third() {
     let mut hooks = Hooks::new().await;
-    // A port nobody listens on (for now).
-    let port = {
-        let probe = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        probe.local_addr().expect("address").port()
-    };
+    let port = unused_port().await;
     let (hook, _) = hooks
         .register(&format!("http://127.0.0.1:{port}/hook"), &[KIND])
         .await;
@@ -792,11 +794,8 @@ async fn retry_after_is_honoured_within_the_delay_and_twice_it() {
 #[tokio::test]
 async fn a_stored_delivery_error_never_holds_the_urls_query_string() {
     let mut hooks = Hooks::new().await;
-    // A port nobody listens on, and a credential in the query string.
-    let port = {
-        let probe = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        probe.local_addr().expect("address").port()
-    };
+    // A credential in the query string.
+    let port = unused_port().await;
     let (hook, _) = hooks
         .register(
             &format!("http://127.0.0.1:{port}/hook?token=s3cret-token"),
@@ -825,10 +824,7 @@ async fn a_stored_delivery_error_never_holds_the_urls_query_string() {
 #[tokio::test]
 async fn an_endpoint_that_fails_every_attempt_is_disabled_and_listed_so() {
     let mut hooks = Hooks::new().await;
-    let port = {
-        let probe = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        probe.local_addr().expect("address").port()
-    };
+    let port = unused_port().await;
     let (hook, _) = hooks
         .register(&format!("http://127.0.0.1:{port}/hook"), &[KIND])
         .await;

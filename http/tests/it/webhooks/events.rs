@@ -993,15 +993,6 @@ async fn a_crossing_seen_again_in_a_longer_conversation_is_not_sent_twice() {
 async fn crossings_beyond_twenty_per_dimension_are_summarised_in_one_event() {
     let svc = Svc::new().await;
     let hook = svc.register(&["layer_z_threshold_crossed"]).await;
-    let texts = [
-        "Hi, how do I change my delivery address?",
-        "You can change it in your account settings.",
-        "That option is not there. I already looked.",
-        "You can change it in your account settings.",
-        "This is ridiculous, I have asked three times already!!!",
-        "You can change it in your account settings.",
-        "This is useless, you are a stupid bot and I am furious!!!",
-    ];
     let start = at("2026-11-17T10:00:00Z");
     // Thirty conversations that each cross frustration_buildup once.
     let events: Vec<Value> = (0..30)
@@ -1010,7 +1001,7 @@ async fn crossings_beyond_twenty_per_dimension_are_summarised_in_one_event() {
                 &format!("c-{i:02}"),
                 &format!("u-{i:02}"),
                 start + Duration::minutes(i),
-                &texts,
+                &HOSTILE,
                 None,
             )
         })
