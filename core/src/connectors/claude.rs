@@ -82,7 +82,7 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
         let timestamp = match created_at(m) {
             Ok(t) => t,
             Err(why) => {
-                out.skip(m_at, why);
+                out.skip(m_at, why.to_string());
                 continue;
             }
         };

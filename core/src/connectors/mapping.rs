@@ -353,37 +353,70 @@ impl Mapping {
         ));
     }
 
-    fn time(&self, v: Option<&Value>) -> std::result::Result<DateTime<Utc>, String> {
+    fn time(&self, v: Option<&Value>) -> std::result::Result<DateTime<Utc>, BadTime> {
+        let field = self.timestamp.clone();
         match v {
             Some(Value::String(s)) => {
-                parse_timestamp(s).map_err(|why| format!("`timestamp` ({}): {why}", self.timestamp))
+                parse_timestamp(s).map_err(|why| BadTime::Invalid { field, why })
             }
             Some(Value::Number(n)) => {
                 let seconds = n.as_f64().map(|s| if self.millis { s / 1000.0 } else { s });
+                let unit = if self.millis {
+                    "milliseconds"
+                } else {
+                    "seconds"
+                };
                 seconds
                     .map(|s| json!(s))
                     .as_ref()
                     .and_then(super::epoch_seconds)
-                    .ok_or_else(|| {
-                        format!(
-                            "`timestamp` ({}) is not a time in epoch {}: {n}",
-                            self.timestamp,
-                            if self.millis {
-                                "milliseconds"
-                            } else {
-                                "seconds"
-                            }
-                        )
+                    .ok_or_else(|| BadTime::NotEpoch {
+                        field,
+                        unit,
+                        value: n.to_string(),
                     })
             }
-            Some(other) => Err(format!(
-                "`timestamp` ({}) is of type {}, not a time",
-                self.timestamp,
-                type_name(other)
-            )),
-            None => Err(format!("no `timestamp` ({})", self.timestamp)),
+            Some(other) => Err(BadTime::WrongType {
+                field,
+                got: type_name(other),
+            }),
+            None => Err(BadTime::Missing(field)),
         }
     }
+}
+
+/// Why an item's mapped `timestamp` cannot be kept; each names the mapped field.
+#[derive(Debug, thiserror::Error)]
+enum BadTime {
+    /// Text that is not a timestamp of the input contract.
+    #[error("`timestamp` ({field}): {why}")]
+    Invalid {
+        /// The mapped field.
+        field: String,
+        /// What is wrong with the text.
+        why: crate::validate::TimestampError,
+    },
+    /// A number that is no time in the mapping's epoch unit.
+    #[error("`timestamp` ({field}) is not a time in epoch {unit}: {value}")]
+    NotEpoch {
+        /// The mapped field.
+        field: String,
+        /// `seconds` or `milliseconds`.
+        unit: &'static str,
+        /// The number as written.
+        value: String,
+    },
+    /// Neither text nor a number.
+    #[error("`timestamp` ({field}) is of type {got}, not a time")]
+    WrongType {
+        /// The mapped field.
+        field: String,
+        /// The JSON type found.
+        got: &'static str,
+    },
+    /// The field is absent.
+    #[error("no `timestamp` ({0})")]
+    Missing(String),
 }
 
 /// Where an item is: the document's position and the JSON pointer within it

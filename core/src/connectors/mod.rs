@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 use crate::error::{Error, Result, Violation};
 use crate::schema::DeploymentId;
 use crate::schema::format_utc;
-use crate::validate::{parse_timestamp, type_name};
+use crate::validate::{TimestampError, parse_timestamp, type_name};
 
 /// An input file: its name (for error messages) and its bytes.
 #[derive(Debug, Clone, Copy)]
@@ -329,13 +329,22 @@ fn epoch_seconds(v: &Value) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp_millis(millis as i64)
 }
 
+/// Why a message's `created_at` cannot be kept.
+#[derive(Debug, thiserror::Error)]
+enum CreatedAt {
+    /// The field is absent or not text.
+    #[error("no created_at")]
+    Missing,
+    /// The text is not a timestamp of the input contract.
+    #[error("created_at: {0}")]
+    Invalid(#[from] TimestampError),
+}
+
 /// A message's RFC 3339 `created_at`, read by the input contract's own parser (so a
 /// kept time is always valid), or why it cannot be kept.
-fn created_at(m: &Value) -> std::result::Result<DateTime<Utc>, String> {
-    match m["created_at"].as_str() {
-        Some(s) => parse_timestamp(s).map_err(|why| format!("created_at: {why}")),
-        None => Err("no created_at".to_owned()),
-    }
+fn created_at(m: &Value) -> std::result::Result<DateTime<Utc>, CreatedAt> {
+    let s = m["created_at"].as_str().ok_or(CreatedAt::Missing)?;
+    Ok(parse_timestamp(s)?)
 }
 
 /// Why a message without text was left out.

@@ -203,7 +203,7 @@ fn ticket(
         let timestamp = match created_at(c) {
             Ok(t) => t,
             Err(why) => {
-                out.skip(c_at, why);
+                out.skip(c_at, why.to_string());
                 continue;
             }
         };

@@ -452,43 +452,51 @@ pub(crate) fn check_content(c: &mut Collector, mut raw: String, path: Path<'_>) 
 /// Parses an RFC 3339 timestamp with an offset and normalises it to UTC.
 pub(crate) fn check_timestamp(c: &mut Collector, s: &str, path: Path<'_>) -> Option<DateTime<Utc>> {
     parse_timestamp(s)
-        .map_err(|message| c.push(path, message))
+        .map_err(|e| c.push(path, e.to_string()))
         .ok()
 }
 
+/// Why a text is not a timestamp of the input contract; its message quotes the text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TimestampError {
+    /// A valid date and time without a UTC offset.
+    #[error("{0} has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z")]
+    NoOffset(String),
+    /// RFC 3339 in form, but no such moment (February 30th, a leap second at noon).
+    #[error("{0} is not a real date and time")]
+    NotReal(String),
+    /// A real moment outside the years 0000 to 9999 once moved to UTC.
+    #[error("{0} falls outside the years 0000 to 9999 in UTC")]
+    OutOfRange(String),
+    /// Not RFC 3339 at all.
+    #[error("must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got {0}")]
+    NotRfc3339(String),
+}
+
 /// An RFC 3339 timestamp with an offset, in UTC; the error says what is wrong with it.
-pub(crate) fn parse_timestamp(s: &str) -> Result<DateTime<Utc>, String> {
+pub(crate) fn parse_timestamp(s: &str) -> Result<DateTime<Utc>, TimestampError> {
     match DateTime::parse_from_rfc3339(s) {
         Ok(t) => {
             let t = t.with_timezone(&Utc);
             // chrono accepts :60 at any minute; a leap second only exists at 23:59:60 UTC.
             let bad_leap = t.nanosecond() >= 1_000_000_000 && (t.hour(), t.minute()) != (23, 59);
             if bad_leap {
-                Err(format!("{} is not a real date and time", quote(s)))
+                Err(TimestampError::NotReal(quote(s)))
             } else if !(0..=9999).contains(&t.year()) {
-                Err(format!(
-                    "{} falls outside the years 0000 to 9999 in UTC",
-                    quote(s)
-                ))
+                Err(TimestampError::OutOfRange(quote(s)))
             } else {
                 Ok(t)
             }
         }
         Err(e) => Err(if is_naive(s) {
-            format!(
-                "{} has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z",
-                quote(s)
-            )
+            TimestampError::NoOffset(quote(s))
         } else if matches!(
             e.kind(),
             ParseErrorKind::OutOfRange | ParseErrorKind::Impossible
         ) {
-            format!("{} is not a real date and time", quote(s))
+            TimestampError::NotReal(quote(s))
         } else {
-            format!(
-                "must be an RFC 3339 timestamp with a UTC offset, e.g. 2026-11-21T09:30:00Z; got {}",
-                quote(s)
-            )
+            TimestampError::NotRfc3339(quote(s))
         }),
     }
 }

@@ -7,7 +7,7 @@ pub mod address;
 mod fields;
 
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
-pub(crate) use fields::{parse_timestamp, type_name};
+pub(crate) use fields::{TimestampError, parse_timestamp, type_name};
 
 use std::borrow::Cow;
 use std::collections::HashSet;

@@ -69,6 +69,33 @@ pub enum CliError {
     /// `--queue-key-share` is not in (0, 1].
     #[error("`{0}` is not a share above 0 and at most 1")]
     Share(String),
+    /// A file or folder could not be written.
+    #[error("cannot write {what}: {source}")]
+    Write {
+        /// What was written.
+        what: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// A line of a data file is not JSON.
+    #[error("{at}: {source}")]
+    BadJson {
+        /// File and line.
+        at: String,
+        /// What the parser said.
+        source: serde_json::Error,
+    },
+    /// A record of a data file breaks the input contract.
+    #[error("{at}: {source}")]
+    Invalid {
+        /// File and line, or the record's id.
+        at: String,
+        /// The violations.
+        source: undertone_core::Error,
+    },
+    /// `undertone eval` found no labelled data at all.
+    #[error("no labelled data found; pass --data, --annotations and/or --labelled")]
+    NoLabelledData,
     /// A metrics recorder is installed already (a second server in one process).
     #[error("cannot install the metrics recorder: one is installed already")]
     MetricsRecorder,

@@ -21,6 +21,7 @@ use undertone_core::score::{Dimension, SessionIntelligence, score};
 use undertone_core::validate::{self, Options};
 use undertone_core::{Event, IngestRequest, assemble};
 
+use super::error::CliError;
 use super::{INVALID, OK, emit, warn};
 
 /// How to read the table, printed under it.
@@ -220,7 +221,7 @@ pub fn run(args: &EvalArgs) -> u8 {
     }
 }
 
-fn evaluate(args: &EvalArgs) -> Result<u8, String> {
+fn evaluate(args: &EvalArgs) -> Result<u8, CliError> {
     let mut rows = Vec::new();
     // Held-out data sets that could not be measured (a failure under --check).
     let mut missing: Vec<String> = Vec::new();
@@ -254,7 +255,7 @@ fn evaluate(args: &EvalArgs) -> Result<u8, String> {
 
     rows.extend(labelled(&args.labelled)?);
     if rows.is_empty() {
-        return Err("no labelled data found; pass --data, --annotations and/or --labelled".into());
+        return Err(CliError::NoLabelledData);
     }
     let measured: Vec<Measured> = rows.iter().map(Row::measure).collect();
 
@@ -321,11 +322,18 @@ fn failure(r: &Row, m: &Measured) -> String {
 }
 
 /// The file's text, `None` when it does not exist.
-fn read_optional(path: &Path) -> Result<Option<String>, String> {
+fn read_optional(path: &Path) -> Result<Option<String>, CliError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(source) => Err(unreadable(path, source)),
+    }
+}
+
+fn unreadable(path: &Path, source: std::io::Error) -> CliError {
+    CliError::Read {
+        what: path.display().to_string(),
+        source,
     }
 }
 
@@ -333,18 +341,24 @@ fn read_optional(path: &Path) -> Result<Option<String>, String> {
 fn json_lines<'a>(
     text: &'a str,
     path: &'a Path,
-) -> impl Iterator<Item = Result<Value, String>> + 'a {
+) -> impl Iterator<Item = Result<Value, CliError>> + 'a {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(move |(n, line)| {
-            serde_json::from_str(line)
-                .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))
+            serde_json::from_str(line).map_err(|source| CliError::BadJson {
+                at: format!("{} line {}", path.display(), n + 1),
+                source,
+            })
         })
 }
 
-fn write_diagrams(dir: &Path, rows: &[Row], measured: &[Measured]) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+fn write_diagrams(dir: &Path, rows: &[Row], measured: &[Measured]) -> Result<(), CliError> {
+    let unwritable = |path: &Path, source| CliError::Write {
+        what: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| unwritable(dir, e))?;
     for (r, m) in rows.iter().zip(measured) {
         if !r.gated {
             continue;
@@ -367,7 +381,7 @@ fn write_diagrams(dir: &Path, rows: &[Row], measured: &[Measured]) -> Result<(),
             ece: m.ece,
         });
         let path = dir.join(format!("{}.svg", r.slug));
-        std::fs::write(&path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(&path, svg).map_err(|e| unwritable(&path, e))?;
     }
     Ok(())
 }
@@ -492,7 +506,7 @@ fn question_mark(content: &str) -> f64 {
 // ---- GoEmotions test -------------------------------------------------------------------
 
 /// The text model's heads on the GoEmotions test split (never trained on).
-fn goemotions_rows(text: &str, path: &Path) -> Result<Vec<Row>, String> {
+fn goemotions_rows(text: &str, path: &Path) -> Result<Vec<Row>, CliError> {
     let heads: [(Head, &[&str], Option<&'static str>, bool); 3] = [
         (
             Head::Annoyance,
@@ -564,12 +578,12 @@ struct Annotation {
 }
 
 /// The primary annotation batches (`batch-*.jsonl`; double labels are not read).
-fn annotations(dir: &Path) -> Result<BTreeMap<String, Annotation>, String> {
+fn annotations(dir: &Path) -> Result<BTreeMap<String, Annotation>, CliError> {
     let mut out = BTreeMap::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+        Err(e) => return Err(unreadable(dir, e)),
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -581,8 +595,7 @@ fn annotations(dir: &Path) -> Result<BTreeMap<String, Annotation>, String> {
         .collect();
     files.sort();
     for path in files {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| unreadable(&path, e))?;
         for d in json_lines(&text, &path) {
             let d = d?;
             let id = d["dialog_id"].as_str().unwrap_or("").to_owned();
@@ -600,8 +613,11 @@ fn annotations(dir: &Path) -> Result<BTreeMap<String, Annotation>, String> {
 }
 
 /// One DBDC3 dialogue as the scorer's training reads it (`eval::dbdc`).
-fn dialog<'a>(d: &'a Value, id: &str) -> Result<Dialog<'a>, String> {
-    undertone_core::eval::dbdc::dialog(d).map_err(|e| format!("{id}: {e}"))
+fn dialog<'a>(d: &'a Value, id: &str) -> Result<Dialog<'a>, CliError> {
+    undertone_core::eval::dbdc::dialog(d).map_err(|source| CliError::Invalid {
+        at: id.to_owned(),
+        source,
+    })
 }
 
 /// Whether the conversation-scope table of `d` says its value is a calibrated probability.
@@ -625,7 +641,7 @@ fn dbdc_rows(
     text: &str,
     path: &Path,
     annotations: &BTreeMap<String, Annotation>,
-) -> Result<Vec<Row>, String> {
+) -> Result<Vec<Row>, CliError> {
     const SYSTEM: &str = "dbdc3 eval (system turns)";
     const AFTER: &str = "dbdc3 eval (user after system)";
     const TURN: &str = "annotated test (per turn)";
@@ -912,13 +928,16 @@ fn slugify(label: &str) -> String {
 
 // ---- the labelled development set ------------------------------------------------------
 
-fn validated(deployment_id: &str, events: Vec<Value>) -> Result<IngestRequest, String> {
+fn validated(
+    deployment_id: &str,
+    events: Vec<Value>,
+) -> Result<IngestRequest, undertone_core::Error> {
     let body = json!({"deployment_id": deployment_id, "events": events});
     let options = Options {
         unlimited: true,
         ..Options::default()
     };
-    validate::ingest_request(&body, &options).map_err(|e| e.to_string())
+    validate::ingest_request(&body, &options)
 }
 
 fn turn_scores(result: &SessionIntelligence) -> BTreeMap<usize, &undertone_core::score::LayerZ> {
@@ -931,9 +950,9 @@ fn turn_scores(result: &SessionIntelligence) -> BTreeMap<usize, &undertone_core:
 }
 
 /// The team's labelled set: per human turn and per conversation.
-fn labelled(dir: &Path) -> Result<Vec<Row>, String> {
+fn labelled(dir: &Path) -> Result<Vec<Row>, CliError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .map_err(|e| unreadable(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
@@ -971,21 +990,26 @@ fn labelled(dir: &Path) -> Result<Vec<Row>, String> {
     );
     abandon.graded_name = "the abandoned label";
     for path in files {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| unreadable(&path, e))?;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let where_ = format!("{} line {}", path.display(), n + 1);
-            let c: Value = serde_json::from_str(line).map_err(|e| format!("{where_}: {e}"))?;
+            let c: Value = serde_json::from_str(line).map_err(|source| CliError::BadJson {
+                at: where_.clone(),
+                source,
+            })?;
             let id = c["id"].as_str().unwrap_or("conversation");
             let deployment = c["deployment_id"].as_str().unwrap_or("labelled");
             let mut events: Vec<Value> = c["events"].as_array().cloned().unwrap_or_default();
             for e in &mut events {
                 e["conversation_id"] = Value::String(id.to_owned());
             }
-            let request = validated(deployment, events).map_err(|e| format!("{where_}: {e}"))?;
+            let request = validated(deployment, events).map_err(|source| CliError::Invalid {
+                at: where_.clone(),
+                source,
+            })?;
             let result = score(&request);
             let by_event = turn_scores(&result);
             for l in c["turn_labels"].as_array().into_iter().flatten() {
