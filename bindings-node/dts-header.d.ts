@@ -10,12 +10,54 @@ import type { components } from './rest/schema'
  */
 export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | string
 
-/** The error every function throws: `code` is stable, `details` lists every problem. */
+/**
+ * The error every function throws: `code` is stable, `details` lists every problem.
+ * `VALIDATION_ERROR`: the input, an argument or an option broke a rule (an argument
+ * of the wrong type too, at its name); `IO_ERROR`: a file could not be read.
+ */
 export interface UndertoneError extends Error {
-  /** `VALIDATION_ERROR` (the input or an option broke a rule) or `IO_ERROR` (a file could not be read). */
   code: 'VALIDATION_ERROR' | 'IO_ERROR' | (string & {})
-  /** Every violation: where in the input, and what is wrong there. */
-  details: Detail[]
+  details: Array<{ path: string; message: string }>
+}
+
+/** Layout of file bytes: `auto` (default; `.jsonl` names and JSON Lines content), `json` or `jsonl`. */
+export type InputFormat = 'auto' | 'json' | 'jsonl'
+
+/** Options of `score`; `deploymentId` names the deployment of a list of events. */
+export interface ScoreOptions {
+  deploymentId?: string | null
+  /** Overrides the request's `pipeline`. */
+  pipeline?: 'auto' | 'support' | 'reviews' | null
+  /** `full` (default) or `condensed`. */
+  view?: 'full' | 'condensed' | null
+  format?: InputFormat | null
+}
+
+/** Options of `validate`. */
+export interface ValidateOptions {
+  deploymentId?: string | null
+  format?: InputFormat | null
+}
+
+/** Options of `drift`; labels default to the file names, else `before` and `after`. */
+export interface DriftOptions {
+  question?: string | null
+  deploymentId?: string | null
+  beforeLabel?: string | null
+  afterLabel?: string | null
+  format?: InputFormat | null
+}
+
+/** Options of `importConversations`: the `mapping` format's document, and the request's deployment (default: the format's name). */
+export interface ImportOptions {
+  mapping?: string | Uint8Array | Record<string, unknown> | null
+  deploymentId?: string | null
+}
+
+/** Options of `verifySignature`: the allowed clock skew (default 300 s) and now (default: the clock), in seconds. */
+export interface VerifyOptions {
+  toleranceSecs?: number | null
+  now?: number | null
 }
 
 /** A risk band. */

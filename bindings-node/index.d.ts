@@ -10,12 +10,54 @@ import type { components } from './rest/schema'
  */
 export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | string
 
-/** The error every function throws: `code` is stable, `details` lists every problem. */
+/**
+ * The error every function throws: `code` is stable, `details` lists every problem.
+ * `VALIDATION_ERROR`: the input, an argument or an option broke a rule (an argument
+ * of the wrong type too, at its name); `IO_ERROR`: a file could not be read.
+ */
 export interface UndertoneError extends Error {
-  /** `VALIDATION_ERROR` (the input or an option broke a rule) or `IO_ERROR` (a file could not be read). */
   code: 'VALIDATION_ERROR' | 'IO_ERROR' | (string & {})
-  /** Every violation: where in the input, and what is wrong there. */
-  details: Detail[]
+  details: Array<{ path: string; message: string }>
+}
+
+/** Layout of file bytes: `auto` (default; `.jsonl` names and JSON Lines content), `json` or `jsonl`. */
+export type InputFormat = 'auto' | 'json' | 'jsonl'
+
+/** Options of `score`; `deploymentId` names the deployment of a list of events. */
+export interface ScoreOptions {
+  deploymentId?: string | null
+  /** Overrides the request's `pipeline`. */
+  pipeline?: 'auto' | 'support' | 'reviews' | null
+  /** `full` (default) or `condensed`. */
+  view?: 'full' | 'condensed' | null
+  format?: InputFormat | null
+}
+
+/** Options of `validate`. */
+export interface ValidateOptions {
+  deploymentId?: string | null
+  format?: InputFormat | null
+}
+
+/** Options of `drift`; labels default to the file names, else `before` and `after`. */
+export interface DriftOptions {
+  question?: string | null
+  deploymentId?: string | null
+  beforeLabel?: string | null
+  afterLabel?: string | null
+  format?: InputFormat | null
+}
+
+/** Options of `importConversations`: the `mapping` format's document, and the request's deployment (default: the format's name). */
+export interface ImportOptions {
+  mapping?: string | Uint8Array | Record<string, unknown> | null
+  deploymentId?: string | null
+}
+
+/** Options of `verifySignature`: the allowed clock skew (default 300 s) and now (default: the clock), in seconds. */
+export interface VerifyOptions {
+  toleranceSecs?: number | null
+  now?: number | null
 }
 
 /** A risk band. */
@@ -187,33 +229,11 @@ export interface DriftResult {
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** One broken rule of an input: where, and what is wrong there. */
-export interface Detail {
-  /** Field path into the input, e.g. `events[3].timestamp`. */
-  path: string
-  /** What is wrong, e.g. `is required`. */
-  message: string
-}
-
 /** Scores both periods and tests every dimension for change. */
 export declare function drift(before: Input, after: Input, options?: DriftOptions | null): DriftResult
 
 /** `drift` off the main thread: a Promise of the same result. */
 export declare function driftAsync(before: Input, after: Input, options?: DriftOptions | null): Promise<DriftResult>
-
-/** How two periods are compared. */
-export interface DriftOptions {
-  /** The question the analysis should address first. */
-  question?: string | null
-  /** The deployment of both periods; default: the before period's. */
-  deploymentId?: string | null
-  /** Name of the before period; default: the file name without extension, or `before`. */
-  beforeLabel?: string | null
-  /** Name of the after period; default: the file name without extension, or `after`. */
-  afterLabel?: string | null
-  /** Layout of file bytes: `auto` (default), `json` or `jsonl`. */
-  format?: 'auto' | 'json' | 'jsonl' | null
-}
 
 /**
  * Reads the files of a conversation export into an ingest request:
@@ -221,56 +241,17 @@ export interface DriftOptions {
  */
 export declare function importConversations(format: ImportFormat, files: ImportFiles, options?: ImportOptions | null): ImportResult
 
-/** How a conversation export is imported. */
-export interface ImportOptions {
-  /**
-   * The mapping document the `mapping` format reads by (an object, or its JSON text
-   * or bytes); refused with every other format.
-   */
-  mapping?: string | Uint8Array | Record<string, unknown> | null
-  /** The request's `deployment_id`; default: the format's name. */
-  deploymentId?: string | null
-}
-
 /** Scores every human turn of `input`: `{pipeline, intelligence}`, or the condensed view. */
 export declare function score(input: Input, options?: ScoreOptions | null): ScoreOutput
 
 /** `score` off the main thread: a Promise of the same result. */
 export declare function scoreAsync(input: Input, options?: ScoreOptions | null): Promise<ScoreOutput>
 
-/** How a list of events or a request is scored. */
-export interface ScoreOptions {
-  /**
-   * The deployment of a list of events (required for one); for a request, fills in
-   * a missing `deployment_id` or must equal it.
-   */
-  deploymentId?: string | null
-  /** Overrides the request's `pipeline`; absent: the request's own, else `auto`. */
-  pipeline?: 'auto' | 'support' | 'reviews' | null
-  /** `full` (default): every conversation and turn; `condensed`: the summary. */
-  view?: 'full' | 'condensed' | null
-  /** Layout of file bytes: `auto` (default), `json` or `jsonl`. */
-  format?: 'auto' | 'json' | 'jsonl' | null
-}
-
 /** The request `input` reads as, validated: what scoring would see. */
 export declare function validate(input: Input, options?: ValidateOptions | null): IngestRequest
 
-/** How an input is read by `validate`. */
-export interface ValidateOptions {
-  /** The deployment of a list of events; see `ScoreOptions.deploymentId`. */
-  deploymentId?: string | null
-  /** Layout of file bytes: `auto` (default), `json` or `jsonl`. */
-  format?: 'auto' | 'json' | 'jsonl' | null
-}
-
-/** How a delivery's Standard Webhooks timestamp is checked. */
-export interface VerifyOptions {
-  /** How far `webhook-timestamp` may be from now, in seconds; default 300. */
-  toleranceSecs?: number | null
-  /** Now, in unix seconds; default: the clock. */
-  now?: number | null
-}
-
-/** Whether a webhook delivery's headers carry a valid signature of `body` under `secret`. */
+/**
+ * Whether a webhook delivery's headers carry a valid signature of `body` under
+ * `secret` (every scheme present must verify).
+ */
 export declare function verifySignature(secret: string, body: string | Uint8Array, headers: Record<string, string | string[] | undefined>, options?: VerifyOptions | null): boolean

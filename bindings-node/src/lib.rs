@@ -1,22 +1,255 @@
-//! Node binding of `undertone-core` (npm package `undertone`): converts JavaScript
-//! values to core's inputs and core's JSON results and errors back, nothing else.
-//!
-//! Every scoring, validation, connector and signature rule lives in
-//! `undertone_core::sdk`, `undertone_core::connectors` and `undertone_core::signature`;
-//! this crate only reads JavaScript arguments, calls them, and turns the JSON text they
-//! return into JavaScript values.
+//! Node binding of `undertone-core` (npm package `undertone`): JavaScript values in,
+//! `undertone_core::sdk::host` called, its JSON results and errors out; nothing else.
+//! Options are read by core with serde, so they are checked as in Python and wasm.
 
-mod connectors;
-mod drift;
-mod error;
-mod input;
-mod js;
-mod score;
-mod signature;
+mod convert;
 
-pub use connectors::{ImportOptions, import_conversations};
-pub use drift::{DriftOptions, DriftTask, drift, drift_async};
-pub use error::Detail;
-pub use input::Input;
-pub use score::{ScoreOptions, ScoreTask, ValidateOptions, score, score_async, validate};
-pub use signature::{VerifyOptions, verify_signature};
+use napi::bindgen_prelude::{
+    AsyncTask, Either, FromNapiValue, JsObjectValue, Object, Uint8ArraySlice, Unknown,
+};
+use napi::{Env, JsValue, ScopedTask, ValueType};
+use napi_derive::napi;
+use serde_json::Value;
+use undertone_core::connectors::File;
+use undertone_core::sdk::host::{self, Naming};
+
+use convert::{Failure, Input, JsInput, contents, to_js, wrong};
+
+/// A call run on the libuv thread pool, resolving to core's JSON result.
+pub struct Job(Box<dyn FnMut() -> Result<String, Failure> + Send>);
+
+impl<'env> ScopedTask<'env> for Job {
+    type Output = Result<String, Failure>;
+    type JsValue = Unknown<'env>;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok((self.0)())
+    }
+
+    fn resolve(&mut self, env: &'env Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        to_js(env, output)
+    }
+}
+
+fn score_job(input: Input, options: Value) -> Job {
+    Job(Box::new(move || {
+        let bytes = input.load()?;
+        Ok(host::score(
+            input.source(&bytes),
+            options.clone(),
+            Naming::Camel,
+        )?)
+    }))
+}
+
+/// Scores every human turn of `input`: `{pipeline, intelligence}`, or the condensed view.
+#[napi(
+    ts_args_type = "input: Input, options?: ScoreOptions | null",
+    ts_return_type = "ScoreOutput"
+)]
+pub fn score<'env>(
+    env: &'env Env,
+    input: JsInput<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<Unknown<'env>> {
+    let mut job = score_job(Input::from_js(env, input)?, convert::options(env, options)?);
+    to_js(env, (job.0)())
+}
+
+/// `score` off the main thread: a Promise of the same result.
+#[napi(
+    ts_args_type = "input: Input, options?: ScoreOptions | null",
+    ts_return_type = "Promise<ScoreOutput>"
+)]
+pub fn score_async(
+    env: &Env,
+    input: JsInput<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<AsyncTask<Job>> {
+    let (input, options) = (Input::from_js(env, input)?, convert::options(env, options)?);
+    Ok(AsyncTask::new(score_job(input, options)))
+}
+
+/// The request `input` reads as, validated: what scoring would see.
+#[napi(
+    ts_args_type = "input: Input, options?: ValidateOptions | null",
+    ts_return_type = "IngestRequest"
+)]
+pub fn validate<'env>(
+    env: &'env Env,
+    input: JsInput<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<Unknown<'env>> {
+    let (input, options) = (Input::from_js(env, input)?, convert::options(env, options)?);
+    let result = input.load().and_then(|bytes| {
+        Ok(host::validate(
+            input.source(&bytes),
+            options,
+            Naming::Camel,
+        )?)
+    });
+    to_js(env, result)
+}
+
+fn drift_job(before: Input, after: Input, options: Value) -> Job {
+    Job(Box::new(move || {
+        let (b, a) = (before.load()?, after.load()?);
+        let (b, a) = (before.source(&b), after.source(&a));
+        Ok(host::drift(b, a, options.clone(), Naming::Camel)?)
+    }))
+}
+
+/// Scores both periods and tests every dimension for change.
+#[napi(
+    ts_args_type = "before: Input, after: Input, options?: DriftOptions | null",
+    ts_return_type = "DriftResult"
+)]
+pub fn drift<'env>(
+    env: &'env Env,
+    before: JsInput<'_>,
+    after: JsInput<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<Unknown<'env>> {
+    let (b, a) = (Input::from_js(env, before)?, Input::from_js(env, after)?);
+    let mut job = drift_job(b, a, convert::options(env, options)?);
+    to_js(env, (job.0)())
+}
+
+/// `drift` off the main thread: a Promise of the same result.
+#[napi(
+    ts_args_type = "before: Input, after: Input, options?: DriftOptions | null",
+    ts_return_type = "Promise<DriftResult>"
+)]
+pub fn drift_async(
+    env: &Env,
+    before: JsInput<'_>,
+    after: JsInput<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<AsyncTask<Job>> {
+    let (b, a) = (Input::from_js(env, before)?, Input::from_js(env, after)?);
+    Ok(AsyncTask::new(drift_job(
+        b,
+        a,
+        convert::options(env, options)?,
+    )))
+}
+
+/// `files` as (name, contents): a path's files (`undertone_files::read_tree`), bytes
+/// or text as one file named `input`, or an object's files in its own order.
+fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8>)>> {
+    let kind = files.get_type()?;
+    if kind == ValueType::Object && !files.is_typedarray()? && !files.is_array()? {
+        let object = Object::from_unknown(files)?;
+        let names = Object::keys(&object)?;
+        let read = |name: String| -> napi::Result<(String, Vec<u8>)> {
+            let value: Unknown<'_> = object.get_named_property(&name)?;
+            let bytes = contents(value).ok_or_else(|| {
+                wrong(
+                    env,
+                    &format!("files.{name}"),
+                    "a string or a Uint8Array",
+                    value,
+                )
+            })?;
+            Ok((name, bytes))
+        };
+        return names.into_iter().map(read).collect();
+    }
+    if kind == ValueType::String {
+        let path = String::from_unknown(files)?;
+        return undertone_files::read_tree(path.as_ref())
+            .map_err(|e| Failure::from(e).into_js(env));
+    }
+    let expected = "a string, a Uint8Array or an object of file names to strings or Uint8Arrays";
+    let bytes = contents(files).ok_or_else(|| wrong(env, "files", expected, files))?;
+    Ok(vec![("input".to_owned(), bytes)])
+}
+
+/// Reads the files of a conversation export into an ingest request:
+/// `{request, skipped}`, with every item left out and why.
+#[napi(
+    ts_args_type = "format: ImportFormat, files: ImportFiles, options?: ImportOptions | null",
+    ts_return_type = "ImportResult"
+)]
+pub fn import_conversations<'env>(
+    env: &'env Env,
+    format: Unknown<'_>,
+    files: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<Unknown<'env>> {
+    let format = match format.get_type()? {
+        ValueType::String => String::from_unknown(format)?,
+        _ => return Err(wrong(env, "format", "a string", format)),
+    };
+    let files = read_files(env, files)?;
+    let (mapping, rest) = mapping_and_rest(env, options)?;
+    let files: Vec<File<'_>> = files
+        .iter()
+        .map(|(name, bytes)| File { name, bytes })
+        .collect();
+    let result = host::import(&format, &files, mapping.as_deref(), rest, Naming::Camel);
+    to_js(env, result.map_err(Failure::from))
+}
+
+/// A `mapping` option given as bytes, which JSON cannot hold, and the options for
+/// core without it (core reads a mapping given as an object or text itself).
+fn mapping_and_rest(
+    env: &Env,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<(Option<Vec<u8>>, Value)> {
+    let plain = |o: &Unknown<'_>| {
+        o.get_type().is_ok_and(|t| t == ValueType::Object) && o.is_array().is_ok_and(|a| !a)
+    };
+    let Some(o) = options.filter(plain) else {
+        return Ok((None, convert::options(env, options)?));
+    };
+    let object = Object::from_unknown(o)?;
+    let (mut mapping, mut rest) = (None, serde_json::Map::new());
+    for name in Object::keys(&object)? {
+        let value: Unknown<'_> = object.get_named_property(&name)?;
+        if name == "mapping" && value.is_typedarray()? {
+            mapping = contents(value);
+        } else {
+            rest.insert(name, convert::options(env, Some(value))?);
+        }
+    }
+    Ok((mapping, Value::Object(rest)))
+}
+
+/// Whether a webhook delivery's headers carry a valid signature of `body` under
+/// `secret` (every scheme present must verify).
+#[napi(
+    ts_args_type = "secret: string, body: string | Uint8Array, headers: Record<string, string | string[] | undefined>, options?: VerifyOptions | null"
+)]
+pub fn verify_signature(
+    env: &Env,
+    secret: String,
+    body: Either<String, Uint8ArraySlice<'_>>,
+    headers: Object<'_>,
+    options: Option<Unknown<'_>>,
+) -> napi::Result<bool> {
+    let body: &[u8] = match &body {
+        Either::A(text) => text.as_bytes(),
+        Either::B(bytes) => bytes,
+    };
+    // In the object's own order; an array value (a repeated header, as Node gives
+    // them) is one pair per value; `undefined` and `null` are no header.
+    let mut pairs = Vec::new();
+    for name in Object::keys(&headers)? {
+        match headers
+            .get::<Option<Either<String, Vec<String>>>>(&name)?
+            .flatten()
+        {
+            Some(Either::A(value)) => pairs.push((name, value)),
+            Some(Either::B(values)) => pairs.extend(values.into_iter().map(|v| (name.clone(), v))),
+            None => {}
+        }
+    }
+    let clock = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+    let options = convert::options(env, options)?;
+    host::verify(&secret, body, pairs, options, Naming::Camel, clock)
+        .map_err(|e| Failure::from(e).into_js(env))
+}

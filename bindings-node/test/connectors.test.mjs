@@ -1,6 +1,6 @@
 // Connectors: importConversations gives exactly what the Rust core gives on the golden
 // cases (tests/golden/connectors), throws core's errors, and refuses arguments of the
-// wrong type with a TypeError.
+// wrong type with the same VALIDATION_ERROR as Python and wasm.
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -40,14 +40,9 @@ function violation(fn) {
   return detail
 }
 
-/** Asserts that `fn` throws a TypeError with code InvalidArg and `message`. */
-function typeError(fn, message) {
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof TypeError, `a TypeError, got ${e?.constructor?.name}`)
-    assert.equal(e.code, 'InvalidArg')
-    assert.equal(e.message, message)
-    return true
-  })
+/** Asserts that `fn` throws VALIDATION_ERROR for an argument of the wrong type. */
+function wrongType(fn, path, message) {
+  assert.deepStrictEqual(violation(fn), { path, message })
 }
 
 test('there are golden cases', () => {
@@ -189,31 +184,31 @@ test('a mapping is refused with another format', () => {
   }
 })
 
-test('arguments of the wrong type are a TypeError', () => {
-  const files = 'files must be a string, a Uint8Array or an object of file names to strings or Uint8Arrays'
-  typeError(() => importConversations('chatgpt', 42), `${files}, got number`)
-  typeError(() => importConversations('chatgpt'), `${files}, got undefined`)
-  typeError(() => importConversations('chatgpt', [chatgpt]), `${files}, got array`)
-  typeError(() => importConversations('chatgpt', null), `${files}, got null`)
-  typeError(
+test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
+  const files = 'must be a string, a Uint8Array or an object of file names to strings or Uint8Arrays'
+  wrongType(() => importConversations('chatgpt', 42), 'files', `${files}, got number`)
+  wrongType(() => importConversations('chatgpt'), 'files', `${files}, got undefined`)
+  wrongType(() => importConversations('chatgpt', [chatgpt]), 'files', `${files}, got array`)
+  wrongType(() => importConversations('chatgpt', null), 'files', `${files}, got null`)
+  wrongType(
     () => importConversations('chatgpt', { 'x.json': 1 }),
-    'files.x.json must be a string or a Uint8Array, got number',
+    'files.x.json',
+    'must be a string or a Uint8Array, got number',
   )
-  typeError(
+  wrongType(
     () => importConversations('chatgpt', chatgpt, { mapping: 3 }),
-    'mapping must be an object, a string or a Uint8Array, got number',
+    'mapping',
+    'must be an object, JSON text or bytes, got number',
   )
-})
-
-test('a format or deploymentId of the wrong type gets napi conversion error', () => {
-  for (const call of [
-    () => importConversations(7, chatgpt),
+  wrongType(() => importConversations(7, chatgpt), 'format', 'must be a string, got number')
+  wrongType(
     () => importConversations('chatgpt', chatgpt, { deploymentId: 7 }),
-  ]) {
-    assert.throws(call, (e) => {
-      assert.ok(e instanceof Error)
-      assert.equal(e.code, 'StringExpected')
-      return true
-    })
-  }
+    'deploymentId',
+    'must be a string, got number',
+  )
+  wrongType(
+    () => importConversations('chatgpt', chatgpt, { deployment: 'x' }),
+    'deployment',
+    'is not an option here; expected one of deploymentId, mapping',
+  )
 })

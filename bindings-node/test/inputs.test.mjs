@@ -81,6 +81,13 @@ test('a bad option value is a validation error at the option', () => {
   assertFails(() => score(example, { format: 'csv' }), 'VALIDATION_ERROR', ['format'])
 })
 
+test('an option of the wrong type or name is a validation error at the option', () => {
+  assertFails(() => score(example, { deploymentId: 7, view: true }), 'VALIDATION_ERROR', ['deploymentId', 'view'])
+  assertFails(() => score(example, { deployment_id: 'shop-bot' }), 'VALIDATION_ERROR', ['deployment_id'])
+  assertFails(() => drift(example, example, { beforeLabel: ['v1'] }), 'VALIDATION_ERROR', ['beforeLabel'])
+  assertFails(() => score(example, 'full'), 'VALIDATION_ERROR', ['options'])
+})
+
 test('an array without deploymentId names the deploymentId option', () => {
   assertFails(() => score(request.events), 'VALIDATION_ERROR', ['deploymentId'])
   assertFails(() => score(request, { deploymentId: 'another-bot' }), 'VALIDATION_ERROR', ['deploymentId'])

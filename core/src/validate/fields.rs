@@ -217,7 +217,7 @@ impl Input for Value {
 }
 
 /// The JSON type of a value, as named in messages.
-pub(crate) fn type_name(v: &Value) -> &'static str {
+pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",

@@ -6,8 +6,9 @@
 pub mod address;
 mod fields;
 
+pub use fields::type_name;
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
-pub(crate) use fields::{TimestampError, parse_timestamp, type_name};
+pub(crate) use fields::{TimestampError, parse_timestamp};
 
 use std::borrow::Cow;
 use std::collections::HashSet;

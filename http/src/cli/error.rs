@@ -32,9 +32,9 @@ pub enum CliError {
         /// The limit.
         limit: usize,
     },
-    /// A folder given as input holds no file.
-    #[error("{0} is an empty folder")]
-    EmptyFolder(String),
+    /// An export folder could not be read, or holds no file.
+    #[error(transparent)]
+    Files(#[from] undertone_files::ReadError),
     /// The database could not be opened (its URL shown without a password).
     #[error("cannot open the database {url}: {source}")]
     OpenDatabase {

@@ -125,37 +125,11 @@ fn connector(from: &str) -> Result<Connector, ConnectorError> {
 type Read = (Option<String>, Vec<u8>);
 
 /// The input's files: one (named by the caller) for a file or standard input; for a
-/// folder, every file under it, named by its path relative to the folder with `/`
-/// between parts, in name order.
+/// folder, every file under it as `undertone_files::read_tree` names and orders them.
 fn read_input(path: &Path) -> Result<Vec<Read>, CliError> {
     if path == Path::new("-") || !path.is_dir() {
         return Ok(vec![(None, input::read_bytes(path)?)]);
     }
-    let mut files = Vec::new();
-    walk(path, "", &mut files)?;
-    if files.is_empty() {
-        return Err(CliError::EmptyFolder(path.display().to_string()));
-    }
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(files)
-}
-
-fn walk(dir: &Path, prefix: &str, files: &mut Vec<Read>) -> Result<(), CliError> {
-    let unreadable = |p: &Path| {
-        let what = p.display().to_string();
-        move |source| CliError::Read { what, source }
-    };
-    let entries = std::fs::read_dir(dir).map_err(unreadable(dir))?;
-    for entry in entries {
-        let entry = entry.map_err(unreadable(dir))?;
-        let path = entry.path();
-        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
-        if path.is_dir() {
-            walk(&path, &format!("{name}/"), files)?;
-        } else {
-            let bytes = std::fs::read(&path).map_err(unreadable(&path))?;
-            files.push((Some(name), bytes));
-        }
-    }
-    Ok(())
+    let files = undertone_files::read_tree(path)?;
+    Ok(files.into_iter().map(|(n, b)| (Some(n), b)).collect())
 }

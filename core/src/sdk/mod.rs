@@ -26,6 +26,8 @@
 //! # Ok::<(), undertone_core::Error>(())
 //! ```
 
+pub mod host;
+
 use std::path::Path;
 
 use serde_json::Value;

@@ -1,0 +1,153 @@
+//! JavaScript values to the arguments of `undertone_core::sdk::host`, and its JSON
+//! results and errors back. A value of the wrong type is core's `VALIDATION_ERROR` at
+//! the argument's name, as in Python and WebAssembly.
+
+use std::borrow::Cow;
+
+use napi::bindgen_prelude::{
+    Either, Either3, FromNapiValue, Function, JsObjectValue, Object, Uint8ArraySlice, Unknown,
+};
+use napi::{Env, JsError, JsValue, ValueType};
+use serde_json::Value;
+use undertone_core::sdk::Source;
+use undertone_core::sdk::host::wrong_type;
+use undertone_files::ReadError;
+
+/// Code of the error thrown when an input file or folder cannot be read.
+pub const IO_ERROR: &str = "IO_ERROR";
+
+/// Why a call failed, before it becomes a JavaScript `Error` with `code`, `message`
+/// and `details` (`[{path, message}]`).
+#[derive(Debug)]
+pub enum Failure {
+    /// Core refused an input, an argument or an option.
+    Core(undertone_core::Error),
+    /// A file or folder could not be read; the message names it.
+    Files(ReadError),
+}
+
+impl From<undertone_core::Error> for Failure {
+    fn from(e: undertone_core::Error) -> Self {
+        Self::Core(e)
+    }
+}
+
+impl From<ReadError> for Failure {
+    fn from(e: ReadError) -> Self {
+        Self::Files(e)
+    }
+}
+
+impl Failure {
+    /// The JavaScript error to throw (or reject with).
+    pub fn into_js(self, env: &Env) -> napi::Error {
+        let (code, message, details) = match self {
+            Self::Core(e) => {
+                let details: Vec<Value> = e
+                    .violations()
+                    .iter()
+                    .map(|v| serde_json::json!({"path": v.path, "message": v.message}))
+                    .collect();
+                (e.code().as_str(), e.to_string(), details)
+            }
+            Self::Files(e) => (IO_ERROR, e.to_string(), Vec::new()),
+        };
+        // The error keeps a reference to this very object, so `details` is thrown too.
+        let value = JsError::from(napi::Error::new(code, message)).into_unknown(*env);
+        let attached = Object::from_unknown(value)
+            .and_then(|mut o| o.set("details", env.to_js_value(&details)?));
+        attached.map_or_else(|e| e, |()| napi::Error::from(value))
+    }
+}
+
+/// What JavaScript calls a value's type in messages (`number`, `null`, `array`, …).
+pub fn type_name(value: Unknown<'_>) -> napi::Result<String> {
+    Ok(match value.get_type()? {
+        ValueType::Object if value.is_array()? => "array".to_owned(),
+        ValueType::Object if value.is_typedarray()? => "a typed array".to_owned(),
+        other => other.to_string().to_lowercase(),
+    })
+}
+
+/// The `VALIDATION_ERROR` for `value` at `path`, which should be `expected`.
+pub fn wrong(env: &Env, path: &str, expected: &str, value: Unknown<'_>) -> napi::Error {
+    match type_name(value) {
+        Ok(got) => Failure::from(wrong_type(path, expected, &got)).into_js(env),
+        Err(e) => e,
+    }
+}
+
+/// `JSON.stringify(value)`; `None` when it has no JSON (`undefined`, a function).
+pub fn stringify(env: &Env, value: Unknown<'_>) -> napi::Result<Option<String>> {
+    let json: Object<'_> = env.get_global()?.get_named_property("JSON")?;
+    let f: Function<'_, Unknown<'_>, Option<String>> = json.get_named_property("stringify")?;
+    f.call(value)
+}
+
+/// Core's JSON result as a JavaScript value (through `JSON.parse`, keeping key order),
+/// or the failure as a JavaScript error.
+pub fn to_js(env: &Env, result: Result<String, Failure>) -> napi::Result<Unknown<'_>> {
+    let json = result.map_err(|f| f.into_js(env))?;
+    let global: Object<'_> = env.get_global()?.get_named_property("JSON")?;
+    let parse: Function<'_, String, Unknown<'_>> = global.get_named_property("parse")?;
+    parse.call(json)
+}
+
+/// An options object as JSON for core (`undefined`, `null`: none given).
+pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
+    match value {
+        None => Ok(Value::Null),
+        Some(v) if v.get_type()? == ValueType::Undefined => Ok(Value::Null),
+        Some(v) => env
+            .from_js_value(v)
+            .map_err(|_| wrong(env, "options", "an object of strings and numbers", v)),
+    }
+}
+
+/// A file's contents (a string as UTF-8); `None` for another type.
+pub fn contents(value: Unknown<'_>) -> Option<Vec<u8>> {
+    match Either::<String, Uint8ArraySlice<'_>>::from_unknown(value).ok()? {
+        Either::A(text) => Some(text.into_bytes()),
+        Either::B(bytes) => Some(bytes.to_vec()),
+    }
+}
+
+/// What JavaScript may pass as an input.
+pub type JsInput<'env> = Either3<String, Uint8ArraySlice<'env>, Unknown<'env>>;
+
+/// An input read off the JavaScript thread: owned, so an async task can carry it.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A file path, read in Rust; its name tells core the layout and drift label.
+    Path(String),
+    /// File bytes, or a request or event list as JSON text.
+    Bytes(Vec<u8>),
+}
+
+impl Input {
+    /// A string is a path, bytes are copied, any other value becomes its
+    /// `JSON.stringify` text (nothing for `undefined`: core reports an empty body).
+    pub fn from_js(env: &Env, value: JsInput<'_>) -> napi::Result<Self> {
+        Ok(match value {
+            Either3::A(path) => Self::Path(path),
+            Either3::B(bytes) => Self::Bytes(bytes.to_vec()),
+            Either3::C(v) => Self::Bytes(stringify(env, v)?.unwrap_or_default().into_bytes()),
+        })
+    }
+
+    /// The bytes, read from the file if this is a path.
+    pub fn load(&self) -> Result<Cow<'_, [u8]>, Failure> {
+        match self {
+            Self::Path(path) => Ok(Cow::Owned(undertone_files::read_file(path.as_ref())?)),
+            Self::Bytes(bytes) => Ok(Cow::Borrowed(bytes)),
+        }
+    }
+
+    /// `bytes` (from [`Input::load`]) as a core source, named after the file if any.
+    pub fn source<'a>(&'a self, bytes: &'a [u8]) -> Source<'a> {
+        match self {
+            Self::Path(path) => Source::new(bytes).named(path),
+            Self::Bytes(_) => Source::new(bytes),
+        }
+    }
+}
