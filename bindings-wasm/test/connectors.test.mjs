@@ -152,7 +152,7 @@ test("arguments of the wrong JavaScript type are VALIDATION_ERRORs at their name
   });
   assert.deepStrictEqual(violation(() => wasm.importConversations("chatgpt", chatgpt, { mapping: 3 })), {
     path: "mapping",
-    message: "must be an object, JSON text or a Uint8Array, got number",
+    message: "must be an object, JSON text or bytes, got number",
   });
   assert.deepStrictEqual(violation(() => wasm.importConversations("chatgpt", chatgpt, { deploymentId: 7 })), {
     path: "deploymentId",
