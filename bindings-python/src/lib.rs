@@ -1,18 +1,20 @@
 //! `undertone._native`: the Python binding of `undertone-core`.
 //!
-//! It converts arguments and errors and calls `undertone_core::sdk`; nothing more.
-//! Inputs arrive as the bytes of JSON, a JSON array or JSON Lines (the Python layer
-//! in `python/undertone/__init__.py` turns dicts, lists and paths into bytes), and
-//! results leave as JSON text, so Python gets exactly what `undertone score` prints.
-//! Connector inputs arrive as named files of bytes.
+//! It converts Python values to the arguments of `undertone_core::sdk::host`, calls
+//! it with the GIL released, and returns its JSON text (which `undertone/__init__.py`
+//! loads). Options arrive as JSON text that core reads with serde, so they are checked
+//! exactly as in Node and wasm; files and folders are read by `undertone-files`.
 
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyOSError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyMapping, PyString};
+use serde_json::Value;
 use undertone_core::connectors::File;
-use undertone_core::sdk::{self, DeploymentId, DriftOptions, InputFormat, ScoreOptions, Source};
+use undertone_core::sdk::Source;
+use undertone_core::sdk::host::{self, Naming, wrong_type};
 use undertone_core::{Error, ErrorCode, signature};
+use undertone_files::ReadError;
 
 create_exception!(
     undertone,
@@ -24,148 +26,184 @@ create_exception!(
     undertone,
     ValidationError,
     UndertoneError,
-    "The input broke the input contract (code `VALIDATION_ERROR`)."
+    "An input, argument or option broke a rule (code `VALIDATION_ERROR`)."
 );
 
-/// The Python exception for a core error, with `code` and `details` set.
-fn to_py(py: Python<'_>, error: &Error) -> PyErr {
+/// `ValidationError` (or `UndertoneError`) with `code` and `details`.
+fn core_error(py: Python<'_>, error: &Error) -> PyErr {
     let err = match error.code() {
         ErrorCode::ValidationError => ValidationError::new_err(error.to_string()),
         // Core's codes are non-exhaustive: a new one still raises the base class.
         _ => UndertoneError::new_err(error.to_string()),
     };
-    let value = err.value(py);
-    let details = PyList::empty(py);
     let attach = || -> PyResult<()> {
+        let details = PyList::empty(py);
         for v in error.violations() {
             let d = PyDict::new(py);
             d.set_item("path", &v.path)?;
             d.set_item("message", &v.message)?;
             details.append(d)?;
         }
-        value.setattr("code", error.code().as_str())?;
-        value.setattr("details", &details)
+        err.value(py).setattr("code", error.code().as_str())?;
+        err.value(py).setattr("details", details)
     };
-    match attach() {
-        Ok(()) => err,
-        Err(e) => e,
+    attach().map_or_else(|e| e, |()| err)
+}
+
+/// An `OSError` whose errno picks the subclass (`FileNotFoundError`, …).
+fn read_error(e: ReadError) -> PyErr {
+    PyOSError::new_err((e.errno(), e.to_string(), e.path().to_owned()))
+}
+
+/// The `VALIDATION_ERROR` for `value` at `path`, which should be `expected`.
+fn wrong(py: Python<'_>, path: &str, expected: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    let got = value
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    core_error(py, &wrong_type(path, expected, &got))
+}
+
+/// The options' JSON text (written by `json.dumps`) as a value for core.
+fn options(py: Python<'_>, text: &str) -> PyResult<Value> {
+    serde_json::from_str(text)
+        .map_err(|e| core_error(py, &wrong_type("options", "JSON", &e.to_string())))
+}
+
+/// An input: a path (`str`), read and named by it, or bytes.
+fn input(value: &Bound<'_, PyAny>, path: &str) -> PyResult<(Vec<u8>, Option<String>)> {
+    if let Ok(p) = value.cast::<PyString>() {
+        let p = p.to_string();
+        return Ok((
+            undertone_files::read_file(p.as_ref()).map_err(read_error)?,
+            Some(p),
+        ));
+    }
+    let bytes = value
+        .cast::<PyBytes>()
+        .map_err(|_| wrong(value.py(), path, "a path or bytes", value))?;
+    Ok((bytes.as_bytes().to_vec(), None))
+}
+
+fn source((bytes, name): &(Vec<u8>, Option<String>)) -> Source<'_> {
+    Source {
+        name: name.as_deref(),
+        ..Source::new(bytes)
     }
 }
 
-/// A source over `data`, laid out as `format`, read from the file `name` if any.
-fn source<'a>(data: &'a [u8], name: Option<&'a str>, format: &str) -> Result<Source<'a>, Error> {
-    let mut s = Source::new(data).with_format(InputFormat::parse(format, "format")?);
-    s.name = name;
-    Ok(s)
+/// Runs `call` without the GIL; core's error becomes a Python exception.
+fn run<T: Send>(py: Python<'_>, call: impl FnOnce() -> Result<T, Error> + Send) -> PyResult<T> {
+    py.detach(call).map_err(|e| core_error(py, &e))
 }
 
 /// Scores every human turn; returns the result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (data, *, name=None, format="auto", deployment_id=None, pipeline=None, view="full"))]
-fn score(
-    py: Python<'_>,
-    data: &[u8],
-    name: Option<&str>,
-    format: &str,
-    deployment_id: Option<&str>,
-    pipeline: Option<&str>,
-    view: &str,
-) -> PyResult<String> {
-    py.detach(|| {
-        let options = ScoreOptions::parse(DeploymentId::new(deployment_id), pipeline, Some(view))?;
-        sdk::score_json(&source(data, name, format)?, &options)
-    })
-    .map_err(|e| to_py(py, &e))
+fn score(py: Python<'_>, data: &Bound<'_, PyAny>, options: &str) -> PyResult<String> {
+    let (data, options) = (
+        input(data, "events_or_request")?,
+        self::options(py, options)?,
+    );
+    run(py, || host::score(source(&data), options, Naming::Snake))
 }
 
 /// Validates an input; returns the request it reads as, as JSON text.
 #[pyfunction]
-#[pyo3(signature = (data, *, name=None, format="auto", deployment_id=None))]
-fn validate(
-    py: Python<'_>,
-    data: &[u8],
-    name: Option<&str>,
-    format: &str,
-    deployment_id: Option<&str>,
-) -> PyResult<String> {
-    py.detach(|| {
-        sdk::validate_json(
-            &source(data, name, format)?,
-            DeploymentId::new(deployment_id),
-        )
-    })
-    .map_err(|e| to_py(py, &e))
+fn validate(py: Python<'_>, data: &Bound<'_, PyAny>, options: &str) -> PyResult<String> {
+    let (data, options) = (
+        input(data, "events_or_request")?,
+        self::options(py, options)?,
+    );
+    run(py, || host::validate(source(&data), options, Naming::Snake))
 }
 
 /// Compares two periods dimension by dimension; returns the drift result as JSON text.
 #[pyfunction]
-#[pyo3(signature = (
-    before, after, *, before_name=None, after_name=None, format="auto",
-    deployment_id=None, question=None, before_label=None, after_label=None,
-))]
-#[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option.
 fn drift(
     py: Python<'_>,
-    before: &[u8],
-    after: &[u8],
-    before_name: Option<&str>,
-    after_name: Option<&str>,
-    format: &str,
-    deployment_id: Option<&str>,
-    question: Option<&str>,
-    before_label: Option<&str>,
-    after_label: Option<&str>,
+    before: &Bound<'_, PyAny>,
+    after: &Bound<'_, PyAny>,
+    options: &str,
 ) -> PyResult<String> {
-    py.detach(|| {
-        let options = DriftOptions {
-            deployment_id: DeploymentId::new(deployment_id),
-            question,
-            before_label,
-            after_label,
-        };
-        sdk::drift_json(
-            &source(before, before_name, format)?,
-            &source(after, after_name, format)?,
-            &options,
-        )
+    let (before, after) = (input(before, "before")?, input(after, "after")?);
+    let options = self::options(py, options)?;
+    run(py, || {
+        host::drift(source(&before), source(&after), options, Naming::Snake)
     })
-    .map_err(|e| to_py(py, &e))
+}
+
+/// A connector's files: a path's (`undertone_files::read_tree`), bytes named `input`,
+/// or a mapping of names to `str` or `bytes`, in its order.
+fn files(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<u8>)>> {
+    let contents = |v: &Bound<'_, PyAny>| match (v.cast::<PyString>(), v.cast::<PyBytes>()) {
+        (Ok(s), _) => Some(s.to_string().into_bytes()),
+        (_, Ok(b)) => Some(b.as_bytes().to_vec()),
+        _ => None,
+    };
+    if let Ok(p) = value.cast::<PyString>() {
+        return undertone_files::read_tree(p.to_string().as_ref()).map_err(read_error);
+    }
+    if let Ok(b) = value.cast::<PyBytes>() {
+        return Ok(vec![("input".to_owned(), b.as_bytes().to_vec())]);
+    }
+    let expected = "a path, bytes or a mapping of file names to str or bytes";
+    let map = value
+        .cast::<PyMapping>()
+        .map_err(|_| wrong(py, "files", expected, value))?;
+    let mut out = Vec::new();
+    for item in map.items()?.iter() {
+        let (name, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+        let name: String = name
+            .extract()
+            .map_err(|_| wrong(py, "files", "a mapping with str names", &name))?;
+        let bytes =
+            contents(&v).ok_or_else(|| wrong(py, &format!("files.{name}"), "str or bytes", &v))?;
+        out.push((name, bytes));
+    }
+    Ok(out)
 }
 
 /// Reads files of a conversation export in `format` (e.g. `chatgpt`) into an ingest
-/// request; returns `{"request", "skipped"}` as JSON text.
+/// request; returns `{"request", "skipped"}` as JSON text. A `mapping` given as bytes
+/// comes as `mapping_bytes`.
 #[pyfunction]
-#[pyo3(signature = (format, files, *, mapping=None, deployment_id=None))]
+#[pyo3(signature = (format, files, options, mapping_bytes=None))]
 fn import_conversations(
     py: Python<'_>,
-    format: &str,
-    files: Vec<(String, Bound<'_, PyBytes>)>,
-    mapping: Option<&[u8]>,
-    deployment_id: Option<&str>,
+    format: &Bound<'_, PyAny>,
+    files: &Bound<'_, PyAny>,
+    options: &str,
+    mapping_bytes: Option<&[u8]>,
 ) -> PyResult<String> {
+    let format = format
+        .cast::<PyString>()
+        .map_err(|_| wrong(py, "format", "str", format))?
+        .to_string();
+    let (files, options) = (self::files(py, files)?, self::options(py, options)?);
     let files: Vec<File<'_>> = files
         .iter()
-        .map(|(name, bytes)| File {
-            name,
-            bytes: bytes.as_bytes(),
-        })
+        .map(|(name, bytes)| File { name, bytes })
         .collect();
-    py.detach(|| sdk::import_json(format, &files, mapping, DeploymentId::new(deployment_id)))
-        .map_err(|e| to_py(py, &e))
+    run(py, || {
+        host::import(&format, &files, mapping_bytes, options, Naming::Snake)
+    })
 }
 
-/// Whether the delivery headers carry a valid signature of `body` under `secret`.
+/// Whether the delivery headers carry a valid signature of `body` under `secret`;
+/// `clock` is now in unix seconds, unless the `now` option says otherwise.
 #[pyfunction]
-#[pyo3(signature = (secret, body, headers, *, now, tolerance_secs))]
 fn verify_signature(
+    py: Python<'_>,
     secret: &str,
     body: &[u8],
     headers: Vec<(String, String)>,
-    now: i64,
-    tolerance_secs: i64,
-) -> bool {
+    options: &str,
+    clock: i64,
+) -> PyResult<bool> {
     let pairs = headers.iter().map(|(k, v)| (k.as_str(), v.as_str()));
-    signature::verify_headers(secret, body, pairs, now, tolerance_secs)
+    let options = self::options(py, options)?;
+    host::verify(secret, body, pairs, options, Naming::Snake, clock).map_err(|e| core_error(py, &e))
 }
 
 /// The module `undertone._native`.

@@ -133,3 +133,16 @@ def test_examples_run_as_written() -> None:
     band = first["layer_z"]["frustration_buildup"]["band"]
     assert f"{first['conversation_id']}: frustration {band}" in out
     assert f"{result['intelligence']['human_turn_count']} human turns" in out
+
+
+def test_an_option_of_the_wrong_type_is_a_validation_error_at_its_name() -> None:
+    request = read_json(EXAMPLE)
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.score(request, view=3)  # type: ignore[arg-type]
+    assert caught.value.details == [{"path": "view", "message": "must be a string, got number"}]
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.drift(request, request, before_label=["v1"])  # type: ignore[arg-type]
+    assert caught.value.details == [{"path": "before_label", "message": "must be a string, got array"}]
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.verify_signature("s", b"", {}, tolerance_secs=0.5)  # type: ignore[arg-type]
+    assert caught.value.details[0]["path"] == "tolerance_secs"

@@ -162,27 +162,28 @@ def test_a_mapping_is_refused_with_another_format() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "kwargs", "message"),
+    ("args", "kwargs", "path", "message"),
     [
-        (("chatgpt", 42), {}, "files must be a path, bytes or a mapping of file names to str or bytes, got int"),
-        (("chatgpt", ["[]"]), {}, "files must be a path, bytes or a mapping of file names to str or bytes, got list"),
-        (("chatgpt", {"x.json": 1}), {}, "files['x.json'] must be str or bytes, got int"),
-        (("chatgpt", {1: "[]"}), {}, "file names must be str, got int"),
-        (("chatgpt", CHATGPT), {"mapping": 3}, "mapping must be str, bytes or a mapping, got int"),
-        (("mapping", CHATGPT), {"mapping": {"when": object()}}, "Object of type object is not JSON serializable"),
+        (("chatgpt", 42), {}, "files", "must be a path, bytes or a mapping of file names to str or bytes, got int"),
+        (("chatgpt", ["[]"]), {}, "files", "must be a path, bytes or a mapping of file names to str or bytes, got list"),
+        (("chatgpt", {"x.json": 1}), {}, "files.x.json", "must be str or bytes, got int"),
+        (("chatgpt", {1: "[]"}), {}, "files", "must be a mapping with str names, got int"),
+        (("chatgpt", CHATGPT), {"mapping": 3}, "mapping", "must be an object, JSON text or bytes, got number"),
+        ((7, CHATGPT), {}, "format", "must be str, got int"),
+        (("chatgpt", CHATGPT), {"deployment_id": 7}, "deployment_id", "must be a string, got number"),
     ],
 )
-def test_arguments_of_the_wrong_type_are_a_type_error(args: tuple[Any, ...], kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(TypeError) as caught:
-        undertone.import_conversations(*args, **kwargs)
-    assert str(caught.value) == message
+def test_arguments_of_the_wrong_type_are_a_validation_error(
+    args: tuple[Any, ...], kwargs: dict[str, Any], path: str, message: str
+) -> None:
+    error = validation_error(*args, **kwargs)
+    assert error.code == "VALIDATION_ERROR"
+    assert error.details == [{"path": path, "message": message}]
 
 
-def test_a_format_or_deployment_id_of_the_wrong_type_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match="format"):
-        undertone.import_conversations(7, CHATGPT)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="deployment_id"):
-        undertone.import_conversations("chatgpt", CHATGPT, deployment_id=7)  # type: ignore[arg-type]
+def test_a_value_with_no_json_form_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        undertone.import_conversations("mapping", CHATGPT, mapping={"when": object()})
 
 
 def test_the_readme_example_runs_as_written() -> None:

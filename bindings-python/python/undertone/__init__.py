@@ -10,27 +10,22 @@ command line, so ``score`` returns exactly what ``undertone score FILE`` prints:
 ``import_conversations`` reads the files people already have (a ChatGPT or Claude
 export, …) into an ingest request that ``score`` takes.
 
-``Client`` talks to a server through the REST client generated from
-``spec/openapi.json`` (``undertone.rest``).
-
-This module only converts Python values to the core's input bytes and its JSON
-results back to Python; reading, validation, scoring and statistics all live in the
-Rust core.
+``Client`` talks to a server (``undertone.client``). This module only converts
+Python values for the Rust core, which reads, validates, scores and checks options.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import errno
 import json
 import os
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, cast
 
 from . import _native
 from ._native import DEFAULT_TOLERANCE_SECS, SCORER_VERSION, UndertoneError, ValidationError
-from .rest.client import AuthenticatedClient
+from .client import Client
 
 __all__ = [
     "DEFAULT_TOLERANCE_SECS",
@@ -53,10 +48,7 @@ file, or the bytes of such a file."""
 
 
 Files = Union[str, "os.PathLike[str]", bytes, Mapping[str, Union[str, bytes]]]
-"""A connector's input: a path to a file (named by the path as given) or a folder
-(every file under it, named by its path relative to the folder), one file's bytes
-(named ``input``), or a mapping of file names to contents, ``str`` text or ``bytes``
-(the names errors and skipped items use)."""
+"""A connector's input, as ``import_conversations`` describes it."""
 
 
 def _encode(value: Any) -> Any:
@@ -67,24 +59,27 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _read(value: Input) -> tuple[bytes, Optional[str]]:
-    """The input's bytes, and its file name when it is a path."""
+def _read(value: Input) -> Union[str, bytes]:
+    """A path as ``str`` (the core reads it), bytes as they are, anything else as the
+    bytes of its JSON."""
     if isinstance(value, (str, os.PathLike)):
-        path = os.fspath(value)
-        with open(path, "rb") as f:
-            return f.read(), path
+        return os.fsdecode(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value), None
+        return bytes(value)
     if not isinstance(value, (Mapping, list, tuple)) and isinstance(value, Iterable):
         value = list(value)  # a generator of events
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=_encode)
-    return text.encode("utf-8"), None
+    return text.encode("utf-8")
+
+
+def _options(**options: Any) -> str:
+    """The options given (not ``None``) as JSON text, for the core to read and check."""
+    return json.dumps({k: v for k, v in options.items() if v is not None}, default=_encode)
 
 
 def _object(text: str) -> dict[str, Any]:
     """The core's JSON result as a dict."""
-    result: dict[str, Any] = json.loads(text)
-    return result
+    return cast(dict[str, Any], json.loads(text))
 
 
 def score(
@@ -107,16 +102,8 @@ def score(
     ``ValidationError`` (``.code == "VALIDATION_ERROR"``, ``.details`` lists every
     violation) for input that breaks the contract. The GIL is released while scoring.
     """
-    data, name = _read(events_or_request)
-    text = _native.score(
-        data,
-        name=name,
-        format=format,
-        deployment_id=deployment_id,
-        pipeline=pipeline,
-        view=view,
-    )
-    return _object(text)
+    options = _options(deployment_id=deployment_id, pipeline=pipeline, view=view, format=format)
+    return _object(_native.score(_read(events_or_request), options))
 
 
 def validate(
@@ -130,9 +117,8 @@ def validate(
     Returns the request as scoring reads it (timestamps in UTC, content trimmed,
     ``pipeline`` filled in); raises ``ValidationError`` like ``score``.
     """
-    data, name = _read(events_or_request)
-    text = _native.validate(data, name=name, format=format, deployment_id=deployment_id)
-    return _object(text)
+    options = _options(deployment_id=deployment_id, format=format)
+    return _object(_native.validate(_read(events_or_request), options))
 
 
 def drift(
@@ -151,87 +137,14 @@ def drift(
     Inputs are as for ``score``. Labels default to the file names without extension,
     else ``before`` and ``after``. Returns exactly what ``undertone drift`` prints.
     """
-    before_data, before_name = _read(before)
-    after_data, after_name = _read(after)
-    text = _native.drift(
-        before_data,
-        after_data,
-        before_name=before_name,
-        after_name=after_name,
-        format=format,
-        deployment_id=deployment_id,
+    options = _options(
         question=question,
+        deployment_id=deployment_id,
         before_label=before_label,
         after_label=after_label,
+        format=format,
     )
-    return _object(text)
-
-
-def _contents(value: object, what: str) -> bytes:
-    """A file's contents as bytes (text as UTF-8)."""
-    if isinstance(value, str):
-        return value.encode("utf-8")
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"{what} must be str or bytes, got {type(value).__name__}")
-
-
-def _walk(folder: str, prefix: str, out: list[tuple[str, bytes]]) -> None:
-    """Every file under ``folder``, named ``prefix`` + its path relative to it."""
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            name = prefix + entry.name
-            if entry.is_dir():
-                _walk(entry.path, name + "/", out)
-            else:
-                with open(entry.path, "rb") as f:
-                    out.append((name, f.read()))
-
-
-def _read_path(path: str) -> list[tuple[str, bytes]]:
-    """A file (named by ``path`` as given), or every file under a folder, named by its
-    path relative to the folder with ``/`` between parts, in name order (as the CLI's
-    ``undertone import`` reads them)."""
-    if not os.path.isdir(path):
-        with open(path, "rb") as f:
-            return [(path, f.read())]
-    out: list[tuple[str, bytes]] = []
-    _walk(path, "", out)
-    if not out:
-        raise FileNotFoundError(errno.ENOENT, "is an empty folder", path)
-    out.sort(key=lambda pair: pair[0].encode("utf-8", "surrogateescape"))
-    return out
-
-
-def _files(files: Files) -> list[tuple[str, bytes]]:
-    """``files`` as (name, contents) pairs, in the mapping's order."""
-    if isinstance(files, Mapping):
-        pairs = []
-        for name, value in files.items():
-            if not isinstance(name, str):
-                raise TypeError(f"file names must be str, got {type(name).__name__}")
-            pairs.append((name, _contents(value, f"files[{name!r}]")))
-        return pairs
-    if isinstance(files, (str, os.PathLike)):
-        return _read_path(os.fsdecode(files))
-    if isinstance(files, (bytes, bytearray, memoryview)):
-        return [("input", bytes(files))]
-    raise TypeError(
-        "files must be a path, bytes or a mapping of file names to str or bytes, "
-        f"got {type(files).__name__}"
-    )
-
-
-def _mapping(mapping: Union[str, bytes, Mapping[str, Any], None]) -> Optional[bytes]:
-    """The mapping document's JSON bytes (a mapping is written as JSON)."""
-    if mapping is None:
-        return None
-    if isinstance(mapping, Mapping):
-        text = json.dumps(dict(mapping), ensure_ascii=False, allow_nan=False, default=_encode)
-        return text.encode("utf-8")
-    if isinstance(mapping, (str, bytes, bytearray, memoryview)):
-        return _contents(mapping, "mapping")
-    raise TypeError(f"mapping must be str, bytes or a mapping, got {type(mapping).__name__}")
+    return _object(_native.drift(_read(before), _read(after), options))
 
 
 def import_conversations(
@@ -257,12 +170,16 @@ def import_conversations(
     ``request`` is what ``score`` takes. Raises ``ValidationError`` naming the file
     and the position for input not in the format, ``OSError`` (e.g.
     ``FileNotFoundError``) for a path that cannot be read or an empty folder, and
-    ``TypeError`` for arguments of the wrong type. The GIL is released while importing.
+    ``ValidationError`` naming the argument or option of the wrong type (``TypeError``
+    for a value with no JSON form). The GIL is released while importing.
     """
-    text = _native.import_conversations(
-        format, _files(files), mapping=_mapping(mapping), deployment_id=deployment_id
-    )
-    return _object(text)
+    if isinstance(files, os.PathLike):
+        files = os.fsdecode(files)
+    elif isinstance(files, (bytearray, memoryview)):
+        files = bytes(files)
+    raw = bytes(mapping) if isinstance(mapping, (bytes, bytearray, memoryview)) else None
+    options = _options(deployment_id=deployment_id, mapping=None if raw is not None else mapping)
+    return _object(_native.import_conversations(format, files, options, raw))
 
 
 def verify_signature(
@@ -284,18 +201,5 @@ def verify_signature(
         body = body.encode("utf-8")
     pairs = headers.items() if isinstance(headers, Mapping) else headers
     items = [(str(k), str(v)) for k, v in pairs]
-    clock = time.time() if now is None else now
-    return _native.verify_signature(
-        secret, bytes(body), items, now=int(clock), tolerance_secs=int(tolerance_secs)
-    )
-
-
-class Client(AuthenticatedClient):
-    """A REST client of an Undertone server, authenticated with an API key.
-
-    Pass it to the generated operations in ``undertone.rest.api``, e.g.
-    ``undertone.rest.api.sessions.ingest.sync(client=client, body=...)``.
-    """
-
-    def __init__(self, base_url: str, api_key: str, **kwargs: Any) -> None:
-        super().__init__(base_url=base_url, token=api_key, **kwargs)
+    options = _options(tolerance_secs=tolerance_secs, now=None if now is None else int(now))
+    return _native.verify_signature(secret, bytes(body), items, options, int(time.time()))

@@ -1,18 +1,10 @@
 """Type stubs of the Rust extension ``undertone._native`` (checked by ``mypy.stubtest``)."""
 
-from typing import Optional
+from collections.abc import Mapping
+from typing import Optional, Union
 
-__all__ = [
-    "DEFAULT_TOLERANCE_SECS",
-    "SCORER_VERSION",
-    "UndertoneError",
-    "ValidationError",
-    "drift",
-    "import_conversations",
-    "score",
-    "validate",
-    "verify_signature",
-]
+__all__ = ["DEFAULT_TOLERANCE_SECS", "SCORER_VERSION", "UndertoneError", "ValidationError"]
+__all__ += ["drift", "import_conversations", "score", "validate", "verify_signature"]
 
 SCORER_VERSION: str
 DEFAULT_TOLERANCE_SECS: int
@@ -23,46 +15,16 @@ class UndertoneError(Exception):
 
 class ValidationError(UndertoneError): ...
 
-def score(
-    data: bytes,
-    *,
-    name: Optional[str] = None,
-    format: str = "auto",
-    deployment_id: Optional[str] = None,
-    pipeline: Optional[str] = None,
-    view: str = "full",
-) -> str: ...
-def validate(
-    data: bytes,
-    *,
-    name: Optional[str] = None,
-    format: str = "auto",
-    deployment_id: Optional[str] = None,
-) -> str: ...
-def drift(
-    before: bytes,
-    after: bytes,
-    *,
-    before_name: Optional[str] = None,
-    after_name: Optional[str] = None,
-    format: str = "auto",
-    deployment_id: Optional[str] = None,
-    question: Optional[str] = None,
-    before_label: Optional[str] = None,
-    after_label: Optional[str] = None,
-) -> str: ...
+# Inputs: a path (read by the extension) or bytes; options: JSON text, read by core.
+def score(data: Union[str, bytes], options: str) -> str: ...
+def validate(data: Union[str, bytes], options: str) -> str: ...
+def drift(before: Union[str, bytes], after: Union[str, bytes], options: str) -> str: ...
 def import_conversations(
     format: str,
-    files: list[tuple[str, bytes]],
-    *,
-    mapping: Optional[bytes] = None,
-    deployment_id: Optional[str] = None,
+    files: Union[str, bytes, Mapping[str, Union[str, bytes]]],
+    options: str,
+    mapping_bytes: Optional[bytes] = None,
 ) -> str: ...
 def verify_signature(
-    secret: str,
-    body: bytes,
-    headers: list[tuple[str, str]],
-    *,
-    now: int,
-    tolerance_secs: int,
+    secret: str, body: bytes, headers: list[tuple[str, str]], options: str, clock: int
 ) -> bool: ...
