@@ -27,7 +27,7 @@ pub(super) const UHR: &str = "uhr_generated";
 /// Enqueues a session of `key` for `deployment`, claims it and finishes it with
 /// `effects` at `T0 + offset_ms`.
 async fn finish_with(
-    store: &dyn Store,
+    store: &Store,
     key: &KeyRecord,
     session: &str,
     deployment: &str,
@@ -65,7 +65,7 @@ async fn finish_with(
 
 /// Finishes a session whose only effect is `points` of `deployment`.
 async fn record_history(
-    store: &dyn Store,
+    store: &Store,
     key: &KeyRecord,
     session: &str,
     deployment: &str,
@@ -120,7 +120,7 @@ pub(super) fn report(id: &str, deployment: &str, offset_ms: i64) -> ReportRecord
     }
 }
 
-pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Store>) {
+pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &["intelligence.ready", SHIFT], 0), 20)
@@ -225,7 +225,7 @@ pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Stor
     );
 }
 
-pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store: Arc<dyn Store>) {
+pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     let stranger = key("key_b", "org_b", k.plan, 0);
     store.create_key(&stranger).await.expect("create_key");
@@ -302,7 +302,7 @@ pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store:
     assert_eq!(active(2_001, 9_000).await, []);
 }
 
-pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<dyn Store>) {
+pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<Store>) {
     let kept = deploy("dep_m", "dep_1", 0, Some("v1"));
     store.create_deploy(&kept).await.expect("create_deploy");
     store
@@ -338,7 +338,7 @@ pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<dyn Store>) 
     assert_eq!(store.deploys("org_b", "dep_1").await.expect("deploys"), []);
 }
 
-pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dyn Store>) {
+pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
@@ -433,7 +433,7 @@ pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dy
     assert_eq!(events, ["ev_0", "ev_1", "ev_2", "ev_3"]);
 }
 
-pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<dyn Store>) {
+pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
@@ -539,8 +539,8 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
     assert_eq!(later.history, 1);
 }
 
-pub(super) async fn a_deployment_keeps_only_its_newest_deploy_markers(store: Arc<dyn Store>) {
-    let cap = undertone_http::store::webhooks::MAX_DEPLOYS_PER_DEPLOYMENT;
+pub(super) async fn a_deployment_keeps_only_its_newest_deploy_markers(store: Arc<Store>) {
+    let cap = undertone_http::store::MAX_DEPLOYS_PER_DEPLOYMENT;
     let total = i64::from(cap) + 5;
     for i in 0..total {
         store

@@ -30,7 +30,7 @@ pub(super) fn anomaly(id: &str, offset_ms: i64) -> NewEvent {
 }
 
 /// Emits `events` at `T0 + offset_ms` and returns the deliveries queued.
-async fn emit(store: &dyn Store, events: &[NewEvent], offset_ms: i64) -> u32 {
+async fn emit(store: &Store, events: &[NewEvent], offset_ms: i64) -> u32 {
     store.emit(events, at(offset_ms)).await.expect("emit")
 }
 
@@ -53,14 +53,14 @@ fn queued(id: &str, event: &NewEvent, offset_ms: i64) -> DeliveryRecord {
 }
 
 /// Claims until nothing is due at `now_ms`.
-pub(super) async fn claim_all(store: &dyn Store, now_ms: i64) -> Vec<DeliveryJob> {
+pub(super) async fn claim_all(store: &Store, now_ms: i64) -> Vec<DeliveryJob> {
     store
         .claim_deliveries(now_ms, LEASE, 100, 100, MAX_ATTEMPTS)
         .await
         .expect("claim_deliveries")
 }
 
-pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store>) {
+pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     let k2 = stored_key(&*store, "key_b").await;
     let both = webhook("wh_1", &k, &[READY, ANOMALY], 0);
@@ -158,7 +158,7 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
     );
 }
 
-pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Store>) {
+pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     let stranger = key("key_b", "org_b", k.plan, 0);
     store.create_key(&stranger).await.expect("create_key");
@@ -294,7 +294,7 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
     assert_eq!(claimed, expected);
 }
 
-pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn Store>) {
+pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<Store>) {
     let revoked = stored_key(&*store, "key_a").await;
     let other = stored_key(&*store, "key_b").await;
     let gone = webhook("wh_gone", &revoked, &[ANOMALY], 0);
@@ -364,7 +364,7 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
     );
 }
 
-pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn Store>) {
+pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     for (i, id) in ["wh_down", "wh_flaky"].into_iter().enumerate() {
         store
@@ -454,7 +454,7 @@ pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn S
     );
 }
 
-pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<dyn Store>) {
+pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     for (i, id) in ["wh_busy", "wh_quiet"].into_iter().enumerate() {
         store
@@ -514,7 +514,7 @@ pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<dyn Sto
     assert_eq!(third.iter().map(url).collect::<Vec<_>>(), ["wh_busy"]);
 }
 
-pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
+pub(super) async fn claimed_deliveries_are_leased(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
@@ -638,7 +638,7 @@ pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
     );
 }
 
-pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Store>) {
+pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     let hook = webhook("wh_1", &k, &[ANOMALY], 0);
     store
@@ -817,7 +817,7 @@ pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Stor
     assert_eq!(store.next_delivery_due().await.expect("due"), None);
 }
 
-pub(super) async fn deliveries_page_newest_first(store: Arc<dyn Store>) {
+pub(super) async fn deliveries_page_newest_first(store: Arc<Store>) {
     let k = stored_key(&*store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
