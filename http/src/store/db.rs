@@ -455,8 +455,8 @@ impl Pool {
 impl Tx {
     fn exec(&mut self) -> Exec<'_> {
         match self {
-            Tx::Sqlite(tx) => Exec::Sqlite(&mut **tx),
-            Tx::Postgres(tx) => Exec::Postgres(&mut **tx),
+            Tx::Sqlite(tx) => Exec::Sqlite(tx),
+            Tx::Postgres(tx) => Exec::Postgres(tx),
         }
     }
 

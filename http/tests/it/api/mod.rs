@@ -76,7 +76,7 @@ impl Service {
         let state = AppState::new(store.clone(), clock.clone(), config);
         let app = undertone_http::service::app(state.clone());
         let (_, key) = keys::issue(
-            &*store,
+            &store,
             "tests",
             ORG,
             Scope::ReadWrite,
@@ -97,7 +97,7 @@ impl Service {
 
     /// Issues and stores another key.
     async fn issue(&self, org: &str, scope: Scope, plan: Plan) -> (KeyRecord, String) {
-        keys::issue(&*self.store, "another", org, scope, plan, self.clock.now())
+        keys::issue(&self.store, "another", org, scope, plan, self.clock.now())
             .await
             .expect("key is stored")
     }

@@ -101,7 +101,7 @@ pub(super) async fn concurrent_charges_admit_exactly_the_limit(store: Arc<Store>
 }
 
 pub(super) async fn concurrent_claimers_take_each_job_once(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_q").await;
+    let k = stored_key(&store, "key_q").await;
     let ids: Vec<String> = (0..100).map(|i| format!("s_{i:03}")).collect();
     for (i, id) in ids.iter().enumerate() {
         store
@@ -224,7 +224,7 @@ pub(super) async fn concurrent_enqueues_count_each_accepted_session_once(store: 
 }
 
 pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_q").await;
+    let k = stored_key(&store, "key_q").await;
     let ids: Vec<String> = (0..20).map(|i| format!("s_{i:02}")).collect();
     for (i, id) in ids.iter().enumerate() {
         store
@@ -282,7 +282,7 @@ pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<
 }
 
 pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_a").await;
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
@@ -350,7 +350,7 @@ pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<Store
 }
 
 pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_a").await;
+    let k = stored_key(&store, "key_a").await;
     // Thirty creates of one key race for a cap of 20.
     let creators: Vec<_> = (0..30)
         .map(|i| {
@@ -373,7 +373,7 @@ pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<Store>
         20
     );
     // Another key has its own room.
-    let other = stored_key(&*store, "key_b").await;
+    let other = stored_key(&store, "key_b").await;
     assert!(
         store
             .create_webhook(&webhook("wh_b", &other, &[ANOMALY], 0), 20)
@@ -383,7 +383,7 @@ pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<Store>
 }
 
 pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_a").await;
+    let k = stored_key(&store, "key_a").await;
     for (i, id) in ["wh_1", "wh_2", "wh_3"].into_iter().enumerate() {
         store
             .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
@@ -415,11 +415,11 @@ pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<Store>)
         events.sort();
         assert_eq!(events, ["ev_1", "ev_2"], "{id}");
     }
-    assert_eq!(claim_all(&*store, T0 + 100).await.len(), 6);
+    assert_eq!(claim_all(&store, T0 + 100).await.len(), 6);
 }
 
 pub(super) async fn racing_reports_are_saved_once(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_a").await;
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
@@ -477,7 +477,7 @@ pub(super) async fn racing_reports_are_saved_once(store: Arc<Store>) {
 /// listed in one order, half in the other), finished at once: every finish commits
 /// and the history holds each conversation once.
 pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_h").await;
+    let k = stored_key(&store, "key_h").await;
     for i in 0..40 {
         let s = ingest(&format!("s_{i:02}"), &k, Some("dep"), i);
         store
@@ -538,7 +538,7 @@ pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: 
 /// (no deadlock between the two), and every delivery ends `failed`, whichever came
 /// first.
 pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(store: Arc<Store>) {
-    let k = stored_key(&*store, "key_d").await;
+    let k = stored_key(&store, "key_d").await;
     for w in 0..5 {
         let hook = webhook(&format!("wh_{w}"), &k, &[ANOMALY], w);
         store
@@ -548,7 +548,7 @@ pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(stor
     }
     let events: Vec<_> = (0..20).map(|i| anomaly(&format!("ev_{i:02}"), i)).collect();
     assert_eq!(store.emit(&events, at(0)).await.expect("emit"), 100);
-    let jobs = claim_all(&*store, T0 + 10).await;
+    let jobs = claim_all(&store, T0 + 10).await;
     assert_eq!(jobs.len(), 100);
     let mut tasks = tokio::task::JoinSet::new();
     for (i, job) in jobs.into_iter().enumerate() {

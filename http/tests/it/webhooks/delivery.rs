@@ -72,7 +72,7 @@ impl Hooks {
         };
         let state = AppState::new(store.clone(), Arc::new(SystemClock), config);
         let (_, key) = keys::issue(
-            &*store,
+            &store,
             "delivery tests",
             ORG,
             Scope::ReadWrite,

@@ -127,7 +127,7 @@ impl Svc {
         let state = adjust(AppState::new(store.clone(), clock.clone(), config));
         let app = undertone_http::service::app(state.clone());
         let (record, key) = keys::issue(
-            &*store,
+            &store,
             "tests",
             ORG,
             Scope::ReadWrite,
@@ -156,7 +156,7 @@ impl Svc {
     /// Issues another key; its plaintext and id.
     pub(super) async fn issue(&self, org: &str, scope: Scope) -> (String, String) {
         let (record, key) = keys::issue(
-            &*self.store,
+            &self.store,
             "another",
             org,
             scope,
