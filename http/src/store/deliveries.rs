@@ -414,6 +414,28 @@ async fn lease(
     Ok(Some(job))
 }
 
+/// Fails the pending deliveries of an endpoint inside `tx`, with `error` saying why
+/// (the endpoint was deleted or disabled).
+pub(super) async fn cancel_pending(
+    tx: &mut Tx,
+    webhook_id: &str,
+    error: &str,
+    at: DateTime<Utc>,
+) -> StoreResult<()> {
+    tx.execute(
+        query(
+            "UPDATE deliveries SET status = 'failed', error = $1, completed_at = $2, \
+             lease_token = NULL, lease_until_ms = NULL \
+             WHERE webhook_id = $3 AND status = 'pending'",
+        )
+        .bind(error)
+        .bind(at)
+        .bind(webhook_id),
+    )
+    .await?;
+    Ok(())
+}
+
 impl Store {
     /// Writes events to the outbox with one delivery per target endpoint; an event
     /// already stored, or a delivery already queued for an endpoint, is not written

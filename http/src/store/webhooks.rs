@@ -6,10 +6,13 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::db::{Lock, Row, query};
+use super::deliveries::cancel_pending;
 use super::{Store, StoreResult};
 
 /// Error of the pending deliveries cancelled when their endpoint was disabled.
 const ENDPOINT_DISABLED: &str = "cancelled: the endpoint was disabled after failing every attempt";
+/// Error of the pending deliveries failed when their endpoint was deleted.
+const DELETED: &str = "the webhook was deleted";
 
 /// A registered endpoint as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,17 +224,7 @@ impl Store {
                     .bind(id),
             )
             .await?;
-            tx.execute(
-                query(
-                    "UPDATE deliveries SET status = 'failed', error = $1, completed_at = $2, \
-                     lease_token = NULL, lease_until_ms = NULL \
-                     WHERE webhook_id = $3 AND status = 'pending'",
-                )
-                .bind(ENDPOINT_DISABLED)
-                .bind(at)
-                .bind(id),
-            )
-            .await?;
+            cancel_pending(&mut tx, id, ENDPOINT_DISABLED, at).await?;
         }
         tx.commit().await?;
         Ok(ids)
@@ -262,16 +255,7 @@ impl Store {
         if done != 1 {
             return Ok(false);
         }
-        tx.execute(
-            query(
-                "UPDATE deliveries SET status = 'failed', error = 'the webhook was deleted', \
-                 completed_at = $1, lease_token = NULL, lease_until_ms = NULL \
-                 WHERE webhook_id = $2 AND status = 'pending'",
-            )
-            .bind(at)
-            .bind(id),
-        )
-        .await?;
+        cancel_pending(&mut tx, id, DELETED, at).await?;
         tx.commit().await?;
         Ok(true)
     }
