@@ -103,7 +103,7 @@ pub fn generate_secret() -> String {
 /// Creates a key for `org`, stores its digest and returns the record and the key
 /// itself (the only time the key exists outside the caller's hands).
 pub async fn issue(
-    store: &dyn Store,
+    store: &Store,
     name: &str,
     org: &str,
     scope: Scope,
@@ -118,7 +118,7 @@ pub async fn issue(
 /// Issues the database's first key: `None` when it already holds a key (another
 /// server started on it at the same moment may have made it).
 pub async fn issue_first(
-    store: &dyn Store,
+    store: &Store,
     name: &str,
     org: &str,
     scope: Scope,

@@ -71,7 +71,7 @@ pub fn install() -> Option<PrometheusHandle> {
 #[derive(Clone)]
 struct Scrape {
     handle: PrometheusHandle,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     clock: Arc<dyn Clock>,
 }
 
@@ -79,7 +79,7 @@ struct Scrape {
 pub async fn serve(
     listener: tokio::net::TcpListener,
     handle: PrometheusHandle,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     clock: Arc<dyn Clock>,
 ) {
     let app = Router::new()

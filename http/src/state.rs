@@ -60,7 +60,7 @@ impl Default for Config {
 #[derive(Clone)]
 pub struct AppState {
     /// The database.
-    pub store: Arc<dyn Store>,
+    pub store: Arc<Store>,
     /// The time.
     pub clock: Arc<dyn Clock>,
     /// Settings.
@@ -152,7 +152,7 @@ impl Config {
 
 impl AppState {
     /// State over `store` and `clock` with `config`.
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
+    pub fn new(store: Arc<Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
         Self {
             store,
             clock,

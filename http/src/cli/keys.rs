@@ -106,7 +106,7 @@ pub fn run(args: &KeysArgs) -> u8 {
     }
 }
 
-pub(super) async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<dyn Store>, CliError> {
+pub(super) async fn open(db: &DatabaseArg) -> Result<std::sync::Arc<Store>, CliError> {
     store::open(&db.database)
         .await
         .map_err(|source| CliError::OpenDatabase {

@@ -32,7 +32,6 @@ use undertone_http::clock::{Clock, ManualClock};
 use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
 use undertone_http::state::{AppState, Config};
-use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::store::{KeyRecord, Store};
 
 /// Where every test's clock starts: 2026-11-18T11:06:40Z.
@@ -50,7 +49,7 @@ const ORG: &str = "org-a";
 struct Service {
     /// Holds the database file; dropped last.
     _dir: TempDir,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     clock: Arc<ManualClock>,
     state: AppState,
     app: Router,
@@ -68,15 +67,16 @@ impl Service {
     async fn with_config(config: Config) -> Service {
         let dir = tempfile::tempdir().expect("temporary directory");
         let url = format!("sqlite://{}/t.db", dir.path().display());
-        let store: Arc<dyn Store> =
-            Arc::new(SqliteStore::open(&url).await.expect("database opens"));
+        let store = undertone_http::store::open(&url)
+            .await
+            .expect("database opens");
         let clock = Arc::new(ManualClock::new(
             DateTime::from_timestamp(NOW, 0).expect("valid time"),
         ));
         let state = AppState::new(store.clone(), clock.clone(), config);
         let app = undertone_http::service::app(state.clone());
         let (_, key) = keys::issue(
-            &*store,
+            &store,
             "tests",
             ORG,
             Scope::ReadWrite,
@@ -97,7 +97,7 @@ impl Service {
 
     /// Issues and stores another key.
     async fn issue(&self, org: &str, scope: Scope, plan: Plan) -> (KeyRecord, String) {
-        keys::issue(&*self.store, "another", org, scope, plan, self.clock.now())
+        keys::issue(&self.store, "another", org, scope, plan, self.clock.now())
             .await
             .expect("key is stored")
     }

@@ -40,7 +40,7 @@ fn hourly(per_hour: u32) -> Plan {
     }
 }
 
-pub(super) async fn racing_first_keys_make_exactly_one(store: Arc<dyn Store>) {
+pub(super) async fn racing_first_keys_make_exactly_one(store: Arc<Store>) {
     let racers: Vec<_> = (0..8)
         .map(|i| {
             let store = Arc::clone(&store);
@@ -62,7 +62,7 @@ pub(super) async fn racing_first_keys_make_exactly_one(store: Arc<dyn Store>) {
     assert_eq!(store.list_keys().await.expect("list_keys"), winners);
 }
 
-pub(super) async fn concurrent_charges_admit_exactly_the_limit(store: Arc<dyn Store>) {
+pub(super) async fn concurrent_charges_admit_exactly_the_limit(store: Arc<Store>) {
     let k = key("key_busy", ORG, hourly(50), 0);
     store.create_key(&k).await.expect("create_key");
     let windows = windows_for(&k.plan, NOW, false);
@@ -100,8 +100,8 @@ pub(super) async fn concurrent_charges_admit_exactly_the_limit(store: Arc<dyn St
     assert_eq!(store.usage(&k.id, &windows).await.expect("usage"), [50, 50]);
 }
 
-pub(super) async fn concurrent_claimers_take_each_job_once(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn concurrent_claimers_take_each_job_once(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let ids: Vec<String> = (0..100).map(|i| format!("s_{i:03}")).collect();
     for (i, id) in ids.iter().enumerate() {
         store
@@ -165,7 +165,7 @@ pub(super) async fn concurrent_claimers_take_each_job_once(store: Arc<dyn Store>
     }
 }
 
-pub(super) async fn concurrent_enqueues_count_each_accepted_session_once(store: Arc<dyn Store>) {
+pub(super) async fn concurrent_enqueues_count_each_accepted_session_once(store: Arc<Store>) {
     let k = key("key_busy", ORG, hourly(30), 0);
     store.create_key(&k).await.expect("create_key");
     let windows = windows_for(&k.plan, NOW, false);
@@ -223,8 +223,8 @@ pub(super) async fn concurrent_enqueues_count_each_accepted_session_once(store: 
     }
 }
 
-pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let ids: Vec<String> = (0..20).map(|i| format!("s_{i:02}")).collect();
     for (i, id) in ids.iter().enumerate() {
         store
@@ -281,8 +281,8 @@ pub(super) async fn concurrent_claimers_reap_each_expired_lease_once(store: Arc<
     );
 }
 
-pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
@@ -349,8 +349,8 @@ pub(super) async fn concurrent_delivery_claimers_take_each_once(store: Arc<dyn S
     );
 }
 
-pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     // Thirty creates of one key race for a cap of 20.
     let creators: Vec<_> = (0..30)
         .map(|i| {
@@ -373,7 +373,7 @@ pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<dyn St
         20
     );
     // Another key has its own room.
-    let other = stored_key(&*store, "key_b").await;
+    let other = stored_key(&store, "key_b").await;
     assert!(
         store
             .create_webhook(&webhook("wh_b", &other, &[ANOMALY], 0), 20)
@@ -382,8 +382,8 @@ pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<dyn St
     );
 }
 
-pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     for (i, id) in ["wh_1", "wh_2", "wh_3"].into_iter().enumerate() {
         store
             .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
@@ -415,11 +415,11 @@ pub(super) async fn concurrent_emits_queue_each_delivery_once(store: Arc<dyn Sto
         events.sort();
         assert_eq!(events, ["ev_1", "ev_2"], "{id}");
     }
-    assert_eq!(claim_all(&*store, T0 + 100).await.len(), 6);
+    assert_eq!(claim_all(&store, T0 + 100).await.len(), 6);
 }
 
-pub(super) async fn racing_reports_are_saved_once(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn racing_reports_are_saved_once(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
@@ -476,8 +476,8 @@ pub(super) async fn racing_reports_are_saved_once(store: Arc<dyn Store>) {
 /// Forty sessions of one deployment, each with the same twenty conversations (half
 /// listed in one order, half in the other), finished at once: every finish commits
 /// and the history holds each conversation once.
-pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_h").await;
+pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: Arc<Store>) {
+    let k = stored_key(&store, "key_h").await;
     for i in 0..40 {
         let s = ingest(&format!("s_{i:02}"), &k, Some("dep"), i);
         store
@@ -537,8 +537,8 @@ pub(super) async fn concurrent_finishes_sharing_conversations_all_commit(store: 
 /// A hundred attempts recorded while their five webhooks are deleted: no call fails
 /// (no deadlock between the two), and every delivery ends `failed`, whichever came
 /// first.
-pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_d").await;
+pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(store: Arc<Store>) {
+    let k = stored_key(&store, "key_d").await;
     for w in 0..5 {
         let hook = webhook(&format!("wh_{w}"), &k, &[ANOMALY], w);
         store
@@ -548,7 +548,7 @@ pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(stor
     }
     let events: Vec<_> = (0..20).map(|i| anomaly(&format!("ev_{i:02}"), i)).collect();
     assert_eq!(store.emit(&events, at(0)).await.expect("emit"), 100);
-    let jobs = claim_all(&*store, T0 + 10).await;
+    let jobs = claim_all(&store, T0 + 10).await;
     assert_eq!(jobs.len(), 100);
     let mut tasks = tokio::task::JoinSet::new();
     for (i, job) in jobs.into_iter().enumerate() {

@@ -27,7 +27,7 @@ pub(super) const UHR: &str = "uhr_generated";
 /// Enqueues a session of `key` for `deployment`, claims it and finishes it with
 /// `effects` at `T0 + offset_ms`.
 async fn finish_with(
-    store: &dyn Store,
+    store: &Store,
     key: &KeyRecord,
     session: &str,
     deployment: &str,
@@ -65,7 +65,7 @@ async fn finish_with(
 
 /// Finishes a session whose only effect is `points` of `deployment`.
 async fn record_history(
-    store: &dyn Store,
+    store: &Store,
     key: &KeyRecord,
     session: &str,
     deployment: &str,
@@ -120,8 +120,8 @@ pub(super) fn report(id: &str, deployment: &str, offset_ms: i64) -> ReportRecord
     }
 }
 
-pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &["intelligence.ready", SHIFT], 0), 20)
         .await
@@ -140,7 +140,7 @@ pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Stor
         deploys: vec![marker.clone()],
         measured: Vec::new(),
     };
-    finish_with(&*store, &k, "s_1", "dep_1", &first, 100).await;
+    finish_with(&store, &k, "s_1", "dep_1", &first, 100).await;
     assert_eq!(
         store
             .history(ORG, "dep_1", 0, i64::MAX)
@@ -176,7 +176,7 @@ pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Stor
             result: result.to_owned(),
         }],
     };
-    finish_with(&*store, &k, "s_2", "dep_1", &second, 200).await;
+    finish_with(&store, &k, "s_2", "dep_1", &second, 200).await;
     assert_eq!(
         store
             .history(ORG, "dep_1", 0, i64::MAX)
@@ -202,7 +202,7 @@ pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Stor
         }],
         ..Effects::default()
     };
-    finish_with(&*store, &k, "s_3", "dep_1", &third, 300).await;
+    finish_with(&store, &k, "s_3", "dep_1", &third, 300).await;
     assert_eq!(
         store.deploys(ORG, "dep_1").await.expect("deploys"),
         [measured]
@@ -225,8 +225,8 @@ pub(super) async fn finish_writes_history_deploys_and_events(store: Arc<dyn Stor
     );
 }
 
-pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     let stranger = key("key_b", "org_b", k.plan, 0);
     store.create_key(&stranger).await.expect("create_key");
     let (p0, p1, p2) = (
@@ -237,7 +237,7 @@ pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store:
     // Two conversations that started at the same instant: ordered by id.
     let (y, x) = (point("conv_y", 1_500, 0.6), point("conv_x", 1_500, 0.7));
     record_history(
-        &*store,
+        &store,
         &k,
         "s_1",
         "dep_1",
@@ -245,9 +245,9 @@ pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store:
     )
     .await;
     let other_deployment = point("conv_0", 1_000, 0.8);
-    record_history(&*store, &k, "s_2", "dep_2", vec![other_deployment.clone()]).await;
+    record_history(&store, &k, "s_2", "dep_2", vec![other_deployment.clone()]).await;
     let other_org = point("conv_0", 500, 0.9);
-    record_history(&*store, &stranger, "s_3", "dep_1", vec![other_org.clone()]).await;
+    record_history(&store, &stranger, "s_3", "dep_1", vec![other_org.clone()]).await;
 
     let range = async |org: &str, deployment: &str, from: i64, to: i64| {
         store
@@ -302,7 +302,7 @@ pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store:
     assert_eq!(active(2_001, 9_000).await, []);
 }
 
-pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<dyn Store>) {
+pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<Store>) {
     let kept = deploy("dep_m", "dep_1", 0, Some("v1"));
     store.create_deploy(&kept).await.expect("create_deploy");
     store
@@ -338,8 +338,8 @@ pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<dyn Store>) 
     assert_eq!(store.deploys("org_b", "dep_1").await.expect("deploys"), []);
 }
 
-pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
@@ -433,8 +433,8 @@ pub(super) async fn reports_are_saved_once_and_listed_newest_first(store: Arc<dy
     assert_eq!(events, ["ev_0", "ev_1", "ev_2", "ev_3"]);
 }
 
-pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[UHR], 0), 20)
         .await
@@ -445,7 +445,7 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
         history: vec![point("conv_old", 0, 0.2)],
         ..Effects::default()
     };
-    finish_with(&*store, &k, "s_old", "dep_1", &old_point, 0).await;
+    finish_with(&store, &k, "s_old", "dep_1", &old_point, 0).await;
     let delivered = event("ev_done", UHR, "dep_1", Targets::Subscribers(None), 2);
     let waiting = event("ev_wait", UHR, "dep_1", Targets::Subscribers(None), 3);
     for (r, e) in [("uhr_done", &delivered), ("uhr_wait", &waiting)] {
@@ -483,7 +483,7 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
         history: vec![point("conv_new", 2 * DAY, 0.3)],
         ..Effects::default()
     };
-    finish_with(&*store, &k, "s_new", "dep_1", &new_point, 2 * DAY).await;
+    finish_with(&store, &k, "s_new", "dep_1", &new_point, 2 * DAY).await;
     // Old but never finished (enqueued last, so the claims above did not take it).
     store
         .enqueue(
@@ -539,8 +539,8 @@ pub(super) async fn purge_deletes_only_what_is_older_than_the_window(store: Arc<
     assert_eq!(later.history, 1);
 }
 
-pub(super) async fn a_deployment_keeps_only_its_newest_deploy_markers(store: Arc<dyn Store>) {
-    let cap = undertone_http::store::webhooks::MAX_DEPLOYS_PER_DEPLOYMENT;
+pub(super) async fn a_deployment_keeps_only_its_newest_deploy_markers(store: Arc<Store>) {
+    let cap = undertone_http::store::MAX_DEPLOYS_PER_DEPLOYMENT;
     let total = i64::from(cap) + 5;
     for i in 0..total {
         store

@@ -23,7 +23,7 @@ fn plan(per_hour: u32, per_day: u32) -> Plan {
     }
 }
 
-pub(super) async fn keys_are_listed_found_and_revoked(store: Arc<dyn Store>) {
+pub(super) async fn keys_are_listed_found_and_revoked(store: Arc<Store>) {
     let first = key("key_1", ORG, Plan::default(), 0);
     let last = key("key_2", "org_b", plan(5, 50), 2_000);
     let middle = key("key_3", ORG, plan(7, 70), 1_000);
@@ -74,7 +74,7 @@ pub(super) async fn keys_are_listed_found_and_revoked(store: Arc<dyn Store>) {
     );
 }
 
-pub(super) async fn the_first_key_is_created_once(store: Arc<dyn Store>) {
+pub(super) async fn the_first_key_is_created_once(store: Arc<Store>) {
     let first = key("key_first", ORG, Plan::default(), 0);
     let second = key("key_second", ORG, Plan::default(), 1_000);
     assert!(store.create_first_key(&first).await.expect("first key"));
@@ -82,7 +82,7 @@ pub(super) async fn the_first_key_is_created_once(store: Arc<dyn Store>) {
     assert_eq!(store.list_keys().await.expect("list_keys"), vec![first]);
 }
 
-pub(super) async fn charge_admits_the_hourly_limit_then_refuses(store: Arc<dyn Store>) {
+pub(super) async fn charge_admits_the_hourly_limit_then_refuses(store: Arc<Store>) {
     let k = key("key_limits", ORG, plan(5, 100), 0);
     store.create_key(&k).await.expect("create_key");
     let windows = windows_for(&k.plan, NOW, false);
@@ -137,7 +137,7 @@ pub(super) async fn charge_admits_the_hourly_limit_then_refuses(store: Arc<dyn S
     assert_eq!(store.usage(&other.id, &next).await.expect("usage"), [0, 0]);
 }
 
-pub(super) async fn a_refused_charge_spends_nothing_in_any_window(store: Arc<dyn Store>) {
+pub(super) async fn a_refused_charge_spends_nothing_in_any_window(store: Arc<Store>) {
     // The day window is the one that fills.
     let daily = key("key_daily", ORG, plan(10, 3), 0);
     store.create_key(&daily).await.expect("create_key");

@@ -1,6 +1,6 @@
 //! The store conformance suite: the same assertions against SQLite and PostgreSQL.
 //!
-//! Each check is an `async fn(Arc<dyn Store>)` written once; `conformance!` runs it
+//! Each check is an `async fn(Arc<Store>)` written once; `conformance!` runs it
 //! as `store::sqlite::<check>` on a fresh SQLite file and as `store::postgres::<check>`
 //! on a fresh PostgreSQL database (skipped, with the reason printed, when no server is
 //! configured; see `crate::pg`). A check that passes on one backend only is a bug in
@@ -56,7 +56,7 @@ fn key(id: &str, org: &str, plan: Plan, offset_ms: i64) -> KeyRecord {
 }
 
 /// Stores a key of [`ORG`] with the default plan and returns it.
-async fn stored_key(store: &dyn Store, id: &str) -> KeyRecord {
+async fn stored_key(store: &Store, id: &str) -> KeyRecord {
     let record = key(id, ORG, Plan::default(), 0);
     store.create_key(&record).await.expect("create_key");
     record
@@ -135,7 +135,7 @@ fn point(conversation: &str, offset_ms: i64, x: f64) -> ConversationPoint {
 /// Opens a store on a fresh SQLite file and runs `check` on it.
 async fn on_sqlite<F, Fut>(check: F)
 where
-    F: FnOnce(Arc<dyn Store>) -> Fut,
+    F: FnOnce(Arc<Store>) -> Fut,
     Fut: Future<Output = ()>,
 {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -150,7 +150,7 @@ where
 /// once when there is no server to test on.
 async fn on_postgres<F, Fut>(check: F)
 where
-    F: FnOnce(Arc<dyn Store>) -> Fut,
+    F: FnOnce(Arc<Store>) -> Fut,
     Fut: Future<Output = ()>,
 {
     let Some(database) = crate::pg::database() else {
@@ -238,7 +238,7 @@ async fn the_sqlite_files_are_created_owner_only() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("private.db");
-    let store = store::sqlite::SqliteStore::open(&format!("sqlite://{}", path.display()))
+    let store = store::open(&format!("sqlite://{}", path.display()))
         .await
         .expect("opens");
     // A write, so that the WAL and its index exist.

@@ -58,8 +58,8 @@ pub(super) fn complete(tag: &str) -> Outcome {
     }
 }
 
-pub(super) async fn enqueue_writes_the_session_and_its_job(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn enqueue_writes_the_session_and_its_job(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let mut first = ingest("s_ingest", &k, Some("dep_1"), 0);
     first.webhook_url = Some("https://client.example/ready".to_owned());
     let drift = NewSession {
@@ -135,8 +135,8 @@ pub(super) async fn enqueue_writes_the_session_and_its_job(store: Arc<dyn Store>
     );
 }
 
-pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let windows = windows_for(&k.plan, T0 / 1000, false);
     for (i, id) in ["s_1", "s_2"].into_iter().enumerate() {
         assert!(matches!(
@@ -207,9 +207,9 @@ pub(super) async fn a_full_queue_writes_and_counts_nothing(store: Arc<dyn Store>
     );
 }
 
-pub(super) async fn a_key_holds_at_most_its_share_of_the_queue(store: Arc<dyn Store>) {
-    let a = stored_key(&*store, "key_a").await;
-    let b = stored_key(&*store, "key_b").await;
+pub(super) async fn a_key_holds_at_most_its_share_of_the_queue(store: Arc<Store>) {
+    let a = stored_key(&store, "key_a").await;
+    let b = stored_key(&store, "key_b").await;
     let limit = QueueLimit {
         capacity: 10,
         per_key: 2,
@@ -263,7 +263,7 @@ pub(super) async fn a_key_holds_at_most_its_share_of_the_queue(store: Arc<dyn St
     ));
 }
 
-pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<dyn Store>) {
+pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<Store>) {
     let k = key(
         "key_small",
         ORG,
@@ -327,8 +327,8 @@ pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<
     assert_eq!(store.usage(&k.id, &windows).await.expect("usage"), [2, 2]);
 }
 
-pub(super) async fn claim_leases_the_oldest_job(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn claim_leases_the_oldest_job(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     // Enqueued b, a, c: the queue is in the order of enqueueing.
     for (id, offset) in [("s_b", 0), ("s_a", 1), ("s_c", 2)] {
         store
@@ -371,8 +371,8 @@ pub(super) async fn claim_leases_the_oldest_job(store: Arc<dyn Store>) {
     assert_eq!(store.queue_depth().await.expect("depth"), 3);
 }
 
-pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let s = ingest("s_done", &k, Some("dep_1"), 0);
     store
         .enqueue(&s, QueueLimit::total(ROOMY), None)
@@ -441,8 +441,8 @@ pub(super) async fn finish_completes_the_session_and_removes_its_job(store: Arc<
     assert!(next.is_none());
 }
 
-pub(super) async fn finish_records_a_failure(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn finish_records_a_failure(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     store
         .enqueue(
             &ingest("s_bad", &k, None, 0),
@@ -480,8 +480,8 @@ pub(super) async fn finish_records_a_failure(store: Arc<dyn Store>) {
     assert_eq!(store.queue_depth().await.expect("depth"), 0);
 }
 
-pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn a_stale_finish_writes_nothing(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let hook = webhook("wh_ready", &k, &["intelligence.ready"], 0);
     store
         .create_webhook(&hook, 20)
@@ -623,8 +623,8 @@ pub(super) async fn a_stale_finish_writes_nothing(store: Arc<dyn Store>) {
     );
 }
 
-pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     store
         .enqueue(&ingest("s_r", &k, None, 0), QueueLimit::total(ROOMY), None)
         .await
@@ -661,8 +661,8 @@ pub(super) async fn release_gives_the_job_back_uncounted(store: Arc<dyn Store>) 
     assert_eq!(job.map(|j| j.attempt), Some(1));
 }
 
-pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     store
         .enqueue(
             &ingest("s_long", &k, None, 0),
@@ -710,8 +710,8 @@ pub(super) async fn a_renewed_lease_keeps_the_job_claimed(store: Arc<dyn Store>)
     assert!(store.renew(&again, later + LEASE).await.expect("renew"));
 }
 
-pub(super) async fn expired_leases_requeue_then_fail(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_q").await;
+pub(super) async fn expired_leases_requeue_then_fail(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
     let hook = webhook("wh_ready", &k, &["intelligence.ready"], 0);
     store
         .create_webhook(&hook, 20)

@@ -30,7 +30,7 @@ pub(super) fn anomaly(id: &str, offset_ms: i64) -> NewEvent {
 }
 
 /// Emits `events` at `T0 + offset_ms` and returns the deliveries queued.
-async fn emit(store: &dyn Store, events: &[NewEvent], offset_ms: i64) -> u32 {
+async fn emit(store: &Store, events: &[NewEvent], offset_ms: i64) -> u32 {
     store.emit(events, at(offset_ms)).await.expect("emit")
 }
 
@@ -53,16 +53,16 @@ fn queued(id: &str, event: &NewEvent, offset_ms: i64) -> DeliveryRecord {
 }
 
 /// Claims until nothing is due at `now_ms`.
-pub(super) async fn claim_all(store: &dyn Store, now_ms: i64) -> Vec<DeliveryJob> {
+pub(super) async fn claim_all(store: &Store, now_ms: i64) -> Vec<DeliveryJob> {
     store
         .claim_deliveries(now_ms, LEASE, 100, 100, MAX_ATTEMPTS)
         .await
         .expect("claim_deliveries")
 }
 
-pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
-    let k2 = stored_key(&*store, "key_b").await;
+pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
+    let k2 = stored_key(&store, "key_b").await;
     let both = webhook("wh_1", &k, &[READY, ANOMALY], 0);
     let later = webhook("wh_2", &k, &[ANOMALY], 1_000);
     let other_key = webhook("wh_3", &k2, &[READY], 500);
@@ -86,7 +86,7 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
 
     // A pending delivery for each READY subscriber of the organisation.
     let first = event("ev_1", READY, "dep_1", Targets::Subscribers(None), 2_000);
-    assert_eq!(emit(&*store, &[first], 2_000).await, 2);
+    assert_eq!(emit(&store, &[first], 2_000).await, 2);
 
     assert!(
         !store
@@ -142,7 +142,7 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
 
     // A deleted endpoint receives nothing, by subscription or by id.
     let second = event("ev_2", READY, "dep_1", Targets::Subscribers(None), 5_000);
-    assert_eq!(emit(&*store, &[second], 5_000).await, 1);
+    assert_eq!(emit(&store, &[second], 5_000).await, 1);
     let direct = event(
         "ev_3",
         READY,
@@ -150,16 +150,16 @@ pub(super) async fn webhooks_are_created_listed_and_deleted(store: Arc<dyn Store
         Targets::Webhook("wh_1".to_owned()),
         5_000,
     );
-    assert_eq!(emit(&*store, &[direct], 5_000).await, 0);
-    let claimed = claim_all(&*store, T0 + 6_000).await;
+    assert_eq!(emit(&store, &[direct], 5_000).await, 0);
+    let claimed = claim_all(&store, T0 + 6_000).await;
     assert_eq!(
         claimed.iter().map(|j| j.url.as_str()).collect::<Vec<_>>(),
         [other_key.url.as_str(), other_key.url.as_str()]
     );
 }
 
-pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     let stranger = key("key_b", "org_b", k.plan, 0);
     store.create_key(&stranger).await.expect("create_key");
     let both = webhook("wh_1", &k, &[READY, ANOMALY], 0);
@@ -181,14 +181,14 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
         0,
     );
     // wh_1 and the ingest's URL; wh_2 did not subscribe, wh_3 is another organisation.
-    assert_eq!(emit(&*store, std::slice::from_ref(&ready), 10).await, 2);
+    assert_eq!(emit(&store, std::slice::from_ref(&ready), 10).await, 2);
     assert_eq!(
-        emit(&*store, std::slice::from_ref(&ready), 20).await,
+        emit(&store, std::slice::from_ref(&ready), 20).await,
         0,
         "an event is delivered once per target"
     );
     let spike = anomaly("ev_anomaly", 30);
-    assert_eq!(emit(&*store, std::slice::from_ref(&spike), 30).await, 2);
+    assert_eq!(emit(&store, std::slice::from_ref(&spike), 30).await, 2);
     let unwanted = event(
         "ev_uhr",
         "uhr_generated",
@@ -196,7 +196,7 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
         Targets::Subscribers(None),
         40,
     );
-    assert_eq!(emit(&*store, &[unwanted], 40).await, 0);
+    assert_eq!(emit(&store, &[unwanted], 40).await, 0);
     // A test event goes to its endpoint whatever it subscribed to, once.
     let test = event(
         "ev_test",
@@ -205,7 +205,7 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
         Targets::Webhook("wh_2".to_owned()),
         50,
     );
-    assert_eq!(emit(&*store, &[test.clone(), test.clone()], 50).await, 1);
+    assert_eq!(emit(&store, &[test.clone(), test.clone()], 50).await, 1);
     let nowhere = event(
         "ev_x",
         READY,
@@ -213,7 +213,7 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
         Targets::Webhook("wh_9".to_owned()),
         60,
     );
-    assert_eq!(emit(&*store, &[nowhere], 60).await, 0);
+    assert_eq!(emit(&store, &[nowhere], 60).await, 0);
 
     let logged = store
         .deliveries("wh_1", None, 10)
@@ -247,7 +247,7 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
 
     // Each delivery is signed with its endpoint's secret, or for the ingest's URL
     // with its key's delivery secret, and carries the event's bytes.
-    let mut claimed: Vec<_> = claim_all(&*store, T0 + 100)
+    let mut claimed: Vec<_> = claim_all(&store, T0 + 100)
         .await
         .into_iter()
         .map(|j| (j.url, j.kind, j.secret, j.body, j.attempt))
@@ -294,9 +294,9 @@ pub(super) async fn emit_queues_one_delivery_per_target_once(store: Arc<dyn Stor
     assert_eq!(claimed, expected);
 }
 
-pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn Store>) {
-    let revoked = stored_key(&*store, "key_a").await;
-    let other = stored_key(&*store, "key_b").await;
+pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<Store>) {
+    let revoked = stored_key(&store, "key_a").await;
+    let other = stored_key(&store, "key_b").await;
     let gone = webhook("wh_gone", &revoked, &[ANOMALY], 0);
     let kept = webhook("wh_kept", &other, &[ANOMALY], 1);
     for w in [&gone, &kept] {
@@ -315,7 +315,7 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
         })),
         0,
     );
-    assert_eq!(emit(&*store, &[anomaly("ev_1", 10), ready], 10).await, 3);
+    assert_eq!(emit(&store, &[anomaly("ev_1", 10), ready], 10).await, 3);
     assert!(store.revoke_key(&revoked.id, at(20)).await.expect("revoke"));
     // What was pending for the revoked key is cancelled, saying why.
     let cancelled = store
@@ -331,12 +331,12 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
     assert_eq!(cancelled[0].completed_at, Some(at(20)));
     // Only the other key's delivery is claimed; later events reach only its endpoint,
     // and a test event to the revoked key's endpoint queues nothing.
-    let claimed = claim_all(&*store, T0 + 30).await;
+    let claimed = claim_all(&store, T0 + 30).await;
     assert_eq!(
         claimed.iter().map(|j| j.url.as_str()).collect::<Vec<_>>(),
         ["https://hooks.example/wh_kept"]
     );
-    assert_eq!(emit(&*store, &[anomaly("ev_2", 40)], 40).await, 1);
+    assert_eq!(emit(&store, &[anomaly("ev_2", 40)], 40).await, 1);
     let test = event(
         "ev_test",
         "webhook.test",
@@ -344,7 +344,7 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
         Targets::Webhook("wh_gone".to_owned()),
         50,
     );
-    assert_eq!(emit(&*store, &[test], 50).await, 0);
+    assert_eq!(emit(&store, &[test], 50).await, 0);
     // The operator still sees the endpoint, and can delete it.
     let all = store.list_webhooks(None).await.expect("list");
     assert_eq!(
@@ -364,8 +364,8 @@ pub(super) async fn revoking_a_key_stops_its_endpoints_at_once(store: Arc<dyn St
     );
 }
 
-pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     for (i, id) in ["wh_down", "wh_flaky"].into_iter().enumerate() {
         store
             .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
@@ -381,8 +381,8 @@ pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn S
         response_body: None,
     };
     // Both fail at T0; the flaky one succeeds an hour later, the other keeps failing.
-    assert_eq!(emit(&*store, &[anomaly("ev_1", 0)], 0).await, 2);
-    for job in claim_all(&*store, T0).await {
+    assert_eq!(emit(&store, &[anomaly("ev_1", 0)], 0).await, 2);
+    for job in claim_all(&store, T0).await {
         let next = NextStep::RetryAt(T0 + 3_600_000);
         assert!(
             store
@@ -391,7 +391,7 @@ pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn S
                 .expect("finish")
         );
     }
-    for job in claim_all(&*store, T0 + 3_600_000).await {
+    for job in claim_all(&store, T0 + 3_600_000).await {
         let ok = job.url.ends_with("wh_flaky");
         let next = if ok {
             NextStep::Succeeded
@@ -441,7 +441,7 @@ pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn S
         Some("cancelled: the endpoint was disabled after failing every attempt")
     );
     assert_eq!(
-        emit(&*store, &[anomaly("ev_2", 3_800_000)], 3_800_000).await,
+        emit(&store, &[anomaly("ev_2", 3_800_000)], 3_800_000).await,
         1
     );
     // A second sweep finds nothing more.
@@ -454,8 +454,8 @@ pub(super) async fn an_endpoint_failing_long_enough_is_disabled(store: Arc<dyn S
     );
 }
 
-pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     for (i, id) in ["wh_busy", "wh_quiet"].into_iter().enumerate() {
         store
             .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
@@ -474,8 +474,8 @@ pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<dyn Sto
             )
         })
         .collect();
-    assert_eq!(emit(&*store, &flood, 0).await, 10);
-    assert_eq!(emit(&*store, &[anomaly("ev_both", 20)], 20).await, 2);
+    assert_eq!(emit(&store, &flood, 0).await, 10);
+    assert_eq!(emit(&store, &[anomaly("ev_both", 20)], 20).await, 2);
     let url = |j: &DeliveryJob| j.url.rsplit('/').next().unwrap_or_default().to_owned();
     // Round robin, at most two in flight per endpoint: busy, quiet, busy.
     let first = store
@@ -514,21 +514,21 @@ pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<dyn Sto
     assert_eq!(third.iter().map(url).collect::<Vec<_>>(), ["wh_busy"]);
 }
 
-pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn claimed_deliveries_are_leased(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
         .expect("create_webhook");
     assert_eq!(store.next_delivery_due().await.expect("due"), None);
-    assert_eq!(emit(&*store, &[anomaly("ev_1", 0)], 0).await, 1);
+    assert_eq!(emit(&store, &[anomaly("ev_1", 0)], 0).await, 1);
     assert_eq!(store.next_delivery_due().await.expect("due"), Some(T0));
 
-    let first = claim_all(&*store, T0).await;
+    let first = claim_all(&store, T0).await;
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].attempt, 1);
-    assert_eq!(claim_all(&*store, T0).await.len(), 0, "leased");
-    assert_eq!(claim_all(&*store, T0 + LEASE - 1).await.len(), 0, "leased");
+    assert_eq!(claim_all(&store, T0).await.len(), 0, "leased");
+    assert_eq!(claim_all(&store, T0 + LEASE - 1).await.len(), 0, "leased");
     // While leased, the delivery is next due when its lease ends.
     assert_eq!(
         store.next_delivery_due().await.expect("due"),
@@ -536,7 +536,7 @@ pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
     );
 
     // The lease ends mid-attempt: claimed again as attempt 2.
-    let second = claim_all(&*store, T0 + LEASE).await;
+    let second = claim_all(&store, T0 + LEASE).await;
     assert_eq!(second.len(), 1);
     assert_eq!((&second[0].id, second[0].attempt), (&first[0].id, 2));
     assert_ne!(second[0].token, first[0].token);
@@ -638,8 +638,8 @@ pub(super) async fn claimed_deliveries_are_leased(store: Arc<dyn Store>) {
     );
 }
 
-pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     let hook = webhook("wh_1", &k, &[ANOMALY], 0);
     store
         .create_webhook(&hook, 20)
@@ -647,9 +647,9 @@ pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Stor
         .expect("create_webhook");
     let events: Vec<_> = (1..=3).map(|i| anomaly(&format!("ev_{i}"), i)).collect();
     for (i, e) in (1..).zip(&events) {
-        assert_eq!(emit(&*store, std::slice::from_ref(e), i).await, 1);
+        assert_eq!(emit(&store, std::slice::from_ref(e), i).await, 1);
     }
-    let jobs = claim_all(&*store, T0 + 100).await;
+    let jobs = claim_all(&store, T0 + 100).await;
     assert_eq!(jobs.len(), 3);
     let job_of = |e: &NewEvent| {
         jobs.iter()
@@ -781,8 +781,8 @@ pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Stor
         store.next_delivery_due().await.expect("due"),
         Some(retry_at)
     );
-    assert_eq!(claim_all(&*store, retry_at - 1).await.len(), 0);
-    let retried = claim_all(&*store, retry_at).await;
+    assert_eq!(claim_all(&store, retry_at - 1).await.len(), 0);
+    let retried = claim_all(&store, retry_at).await;
     assert_eq!(retried.len(), 1);
     assert_eq!((&retried[0].id, retried[0].attempt), (&j2.id, 2));
     let second_try = AttemptRecord {
@@ -817,8 +817,8 @@ pub(super) async fn finishing_a_delivery_records_the_attempt(store: Arc<dyn Stor
     assert_eq!(store.next_delivery_due().await.expect("due"), None);
 }
 
-pub(super) async fn deliveries_page_newest_first(store: Arc<dyn Store>) {
-    let k = stored_key(&*store, "key_a").await;
+pub(super) async fn deliveries_page_newest_first(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
     store
         .create_webhook(&webhook("wh_1", &k, &[ANOMALY], 0), 20)
         .await
@@ -829,16 +829,16 @@ pub(super) async fn deliveries_page_newest_first(store: Arc<dyn Store>) {
         .await
         .expect("create_webhook");
     let events: Vec<_> = (1..=6).map(|i| anomaly(&format!("ev_{i}"), 0)).collect();
-    emit(&*store, &events[0..1], 0).await;
-    emit(&*store, &events[1..2], 1_000).await;
-    emit(&*store, &events[2..3], 2_000).await;
+    emit(&store, &events[0..1], 0).await;
+    emit(&store, &events[1..2], 1_000).await;
+    emit(&store, &events[2..3], 2_000).await;
     // Two at the same instant: ordered by delivery id.
-    emit(&*store, &events[3..5], 3_000).await;
-    emit(&*store, &events[5..6], 4_000).await;
+    emit(&store, &events[3..5], 3_000).await;
+    emit(&store, &events[5..6], 4_000).await;
 
     // Every delivery gets an attempt whose response body names its event, so each
     // page's attempt logs can be checked against their deliveries.
-    let jobs = claim_all(&*store, T0 + 5_000).await;
+    let jobs = claim_all(&store, T0 + 5_000).await;
     assert_eq!(jobs.len(), 12);
     for job in &jobs {
         let event = events

@@ -27,7 +27,6 @@ use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
 use undertone_http::resolver::SafeResolver;
 use undertone_http::state::{AppState, Config};
-use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::store::{
     DeliveryJob, DeliveryRecord, DeliveryStatus, NewEvent, Store, Targets,
 };
@@ -54,7 +53,7 @@ const PATIENCE: Duration = Duration::from_secs(20);
 struct Hooks {
     /// Holds the database file.
     _dir: TempDir,
-    store: Arc<dyn Store>,
+    store: Arc<Store>,
     state: AppState,
     key: String,
     worker: Option<Deliverer>,
@@ -64,15 +63,16 @@ impl Hooks {
     async fn new() -> Hooks {
         let dir = tempfile::tempdir().expect("temporary directory");
         let url = format!("sqlite://{}/t.db", dir.path().display());
-        let store: Arc<dyn Store> =
-            Arc::new(SqliteStore::open(&url).await.expect("database opens"));
+        let store = undertone_http::store::open(&url)
+            .await
+            .expect("database opens");
         let config = Config {
             allow_private_webhooks: true,
             ..Config::default()
         };
         let state = AppState::new(store.clone(), Arc::new(SystemClock), config);
         let (_, key) = keys::issue(
-            &*store,
+            &store,
             "delivery tests",
             ORG,
             Scope::ReadWrite,

@@ -38,7 +38,6 @@ use undertone_http::keys::{self, Scope};
 use undertone_http::limits::Plan;
 use undertone_http::state::{AppState, Config};
 use undertone_http::store::Store;
-use undertone_http::store::sqlite::SqliteStore;
 use undertone_http::webhooks::reports;
 
 /// Where every test's clock starts: 2026-11-18T11:06:40Z, a Wednesday.
@@ -56,7 +55,7 @@ pub(super) const SINK: &str = "http://127.0.0.1:9/hook";
 /// key of [`ORG`], and a second connection to the database file for reading the outbox.
 pub(super) struct Svc {
     _dir: TempDir,
-    pub(super) store: Arc<dyn Store>,
+    pub(super) store: Arc<Store>,
     pub(super) clock: Arc<ManualClock>,
     pub(super) state: AppState,
     app: Router,
@@ -119,15 +118,16 @@ impl Svc {
     pub(super) async fn build(config: Config, adjust: impl FnOnce(AppState) -> AppState) -> Svc {
         let dir = tempfile::tempdir().expect("temporary directory");
         let url = format!("sqlite://{}/t.db", dir.path().display());
-        let store: Arc<dyn Store> =
-            Arc::new(SqliteStore::open(&url).await.expect("database opens"));
+        let store = undertone_http::store::open(&url)
+            .await
+            .expect("database opens");
         let clock = Arc::new(ManualClock::new(
             DateTime::from_timestamp(NOW, 0).expect("valid time"),
         ));
         let state = adjust(AppState::new(store.clone(), clock.clone(), config));
         let app = undertone_http::service::app(state.clone());
         let (record, key) = keys::issue(
-            &*store,
+            &store,
             "tests",
             ORG,
             Scope::ReadWrite,
@@ -156,7 +156,7 @@ impl Svc {
     /// Issues another key; its plaintext and id.
     pub(super) async fn issue(&self, org: &str, scope: Scope) -> (String, String) {
         let (record, key) = keys::issue(
-            &*self.store,
+            &self.store,
             "another",
             org,
             scope,

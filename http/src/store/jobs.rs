@@ -1,0 +1,631 @@
+//! Sessions, their stored inputs and results, and the job queue: enqueue, claim
+//! (with the reaping of expired leases), finish, release, renew, depth and age.
+
+use chrono::{DateTime, Utc};
+
+use super::db::{Channel, Lock, Row, Tx, query};
+use super::history::{Effects, apply_effects};
+use super::keys::charge_in;
+use super::{Store, StoreError, StoreResult, time_from_ms};
+use crate::limits::{Decision, Quota, Window};
+
+/// Which operation a session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionKind {
+    /// `POST /ingest`: score the events.
+    Ingest,
+    /// `POST /drift`: score two periods and compare them.
+    Drift,
+}
+
+impl SessionKind {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionKind::Ingest => "ingest",
+            SessionKind::Drift => "drift",
+        }
+    }
+
+    fn parse(s: &str) -> StoreResult<Self> {
+        match s {
+            "ingest" => Ok(SessionKind::Ingest),
+            "drift" => Ok(SessionKind::Drift),
+            other => Err(StoreError::Corrupt(format!(
+                "unknown session kind `{other}`"
+            ))),
+        }
+    }
+}
+
+/// Where a session is (DESIGN.md §5).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    /// Accepted and queued; also after a lost worker's lease expired.
+    Received,
+    /// A worker holds it.
+    Processing,
+    /// Results are available.
+    Complete,
+    /// Processing failed; `error` says why.
+    Failed,
+}
+
+impl SessionStatus {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Received => "received",
+            SessionStatus::Processing => "processing",
+            SessionStatus::Complete => "complete",
+            SessionStatus::Failed => "failed",
+        }
+    }
+
+    fn parse(s: &str) -> StoreResult<Self> {
+        match s {
+            "received" => Ok(SessionStatus::Received),
+            "processing" => Ok(SessionStatus::Processing),
+            "complete" => Ok(SessionStatus::Complete),
+            "failed" => Ok(SessionStatus::Failed),
+            other => Err(StoreError::Corrupt(format!("unknown status `{other}`"))),
+        }
+    }
+}
+
+/// A session to create together with its input and its job.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    /// UUID v4, as text.
+    pub id: String,
+    /// Ingest or drift.
+    pub kind: SessionKind,
+    /// Organisation of the key that created it.
+    pub org_id: String,
+    /// The key that created it.
+    pub key_id: String,
+    /// The deployment, when the request named one.
+    pub deployment_id: Option<String>,
+    /// Events in the request (both periods for a drift).
+    pub event_count: usize,
+    /// Where to deliver the result.
+    pub webhook_url: Option<String>,
+    /// Drift only: `{"before":…, "after":…, "question":…}` as JSON.
+    pub labels: Option<String>,
+    /// The validated request body, as received.
+    pub body: Vec<u8>,
+    /// Acceptance time.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Whether a session was queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enqueued {
+    /// Written with its job; it will be processed. With a charge, the quota after it.
+    Accepted(Option<Quota>),
+    /// The queue holds `capacity` jobs already; nothing was written or counted.
+    QueueFull,
+    /// A charged window was full; nothing was written or counted.
+    RateLimited(Quota),
+    /// The session's key holds its share of the queue already (`per_key` jobs); nothing
+    /// was written or counted.
+    KeyShareFull(u64),
+}
+
+/// How many jobs the queue may hold: in all, and of one key (so that one tenant
+/// flooding ingest leaves room for the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueLimit {
+    /// Jobs waiting or running, of every key.
+    pub capacity: u64,
+    /// Jobs waiting or running of one key.
+    pub per_key: u64,
+}
+
+impl QueueLimit {
+    /// A limit on the total only (one key may fill the queue).
+    pub const fn total(capacity: u64) -> Self {
+        QueueLimit {
+            capacity,
+            per_key: capacity,
+        }
+    }
+}
+
+/// A stored session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRecord {
+    /// UUID.
+    pub id: String,
+    /// Ingest or drift.
+    pub kind: SessionKind,
+    /// The deployment, when named.
+    pub deployment_id: Option<String>,
+    /// Events in the request.
+    pub event_count: usize,
+    /// Where it is.
+    pub status: SessionStatus,
+    /// Drift only: labels and question as JSON.
+    pub labels: Option<String>,
+    /// Acceptance time.
+    pub created_at: DateTime<Utc>,
+    /// Completion time.
+    pub completed_at: Option<DateTime<Utc>>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Detected environment.
+    pub environment_type: Option<String>,
+    /// Summary for a person.
+    pub plain_summary: Option<String>,
+    /// Recommendations, a JSON array of strings.
+    pub plain_recommendations: Option<String>,
+    /// The condensed view, JSON.
+    pub condensed: Option<String>,
+    /// `full_output` (ingest) or the drift result, JSON.
+    pub full_output: Option<String>,
+    /// How many times the session was completed (1 when complete; a check on the queue).
+    pub completions: u32,
+}
+
+/// A claimed job.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The session to process.
+    pub session_id: String,
+    /// Ingest or drift.
+    pub kind: SessionKind,
+    /// The organisation of the session.
+    pub org_id: String,
+    /// The key that created it.
+    pub key_id: String,
+    /// The deployment, when the request named one.
+    pub deployment_id: Option<String>,
+    /// Where the ingest request asked for its result.
+    pub webhook_url: Option<String>,
+    /// Events in the request.
+    pub event_count: usize,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// Proves this claim when finishing; a newer claim of the same job changes it.
+    pub token: String,
+    /// The validated request body.
+    pub body: Vec<u8>,
+}
+
+/// What processing produced.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Results to store.
+    Complete {
+        /// Detected environment (ingest only).
+        environment_type: Option<String>,
+        /// Summary for a person.
+        plain_summary: String,
+        /// Recommendations, JSON array.
+        plain_recommendations: String,
+        /// Condensed view, JSON (ingest only).
+        condensed: Option<String>,
+        /// `full_output` or the drift result, JSON.
+        full_output: String,
+    },
+    /// The error to show.
+    Failed(String),
+}
+
+/// Counts of what a claim call did besides claiming.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reaped {
+    /// Jobs whose lease expired and that went back to `received`.
+    pub requeued: u32,
+    /// Jobs whose lease expired once too often and that were marked `failed`.
+    pub failed: u32,
+}
+
+/// What a job that failed for good without finishing causes (its session's failed
+/// `intelligence.ready`): a rule of the webhooks module, which the caller of
+/// [`Store::claim`] passes in (`webhooks::emit::failure_effects`).
+pub type LostJob = dyn Fn(&Job, &str, DateTime<Utc>) -> Effects + Send + Sync;
+
+/// The error of a session whose job was claimed `attempts` times and never finished.
+/// A running worker renews its lease, so a lease runs out only when its worker stopped
+/// (the process ended or lost the database).
+fn lost_worker_error(attempts: u32) -> String {
+    format!(
+        "processing stopped without finishing {attempts} times (the worker was lost each \
+         time); giving up"
+    )
+}
+
+/// Decompresses a stored result.
+fn unpack(packed: &[u8]) -> StoreResult<String> {
+    let bytes = lz4_flex::decompress_size_prepended(packed)
+        .map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))
+}
+
+fn session_from_row(row: &Row) -> StoreResult<SessionRecord> {
+    let event_count = row.i64("event_count")?;
+    Ok(SessionRecord {
+        id: row.str("id")?,
+        kind: SessionKind::parse(&row.str("kind")?)?,
+        deployment_id: row.opt_str("deployment_id")?,
+        event_count: usize::try_from(event_count)
+            .map_err(|_| StoreError::Corrupt(format!("event count {event_count}")))?,
+        status: SessionStatus::parse(&row.str("status")?)?,
+        labels: row.opt_str("labels")?,
+        created_at: row.time("created_at")?,
+        completed_at: row.opt_time("completed_at")?,
+        error: row.opt_str("error")?,
+        environment_type: row.opt_str("environment_type")?,
+        plain_summary: row.opt_str("plain_summary")?,
+        plain_recommendations: row.opt_str("plain_recommendations")?,
+        condensed: row.opt_str("condensed")?,
+        full_output: match row.opt_bytes("full_output_lz4")? {
+            Some(packed) => Some(unpack(&packed)?),
+            // SQLite sessions completed before results were compressed (its migration
+            // 0002) keep them as text; the PostgreSQL schema never had that column.
+            None if row.has("full_output") => row.opt_str("full_output")?,
+            None => None,
+        },
+        completions: row.u32("completions")?,
+    })
+}
+
+/// A job from a row of `jobs` joined with its session.
+fn job_from_row(row: &Row, attempt: u32, token: String, body: Vec<u8>) -> StoreResult<Job> {
+    Ok(Job {
+        session_id: row.str("session_id")?,
+        kind: SessionKind::parse(&row.str("kind")?)?,
+        org_id: row.str("org_id")?,
+        key_id: row.str("key_id")?,
+        deployment_id: row.opt_str("deployment_id")?,
+        webhook_url: row.opt_str("webhook_url")?,
+        event_count: usize::try_from(row.i64("event_count")?).unwrap_or(0),
+        attempt,
+        token,
+        body,
+    })
+}
+
+/// Fails the job of `row` for good (its lease expired once too often), or gives it
+/// back to the queue; true when it failed.
+async fn reap(
+    tx: &mut Tx,
+    row: &Row,
+    now_ms: i64,
+    max_attempts: u32,
+    lost: &LostJob,
+) -> StoreResult<bool> {
+    let session_id = row.str("session_id")?;
+    let attempts = row.u32("attempts")?;
+    if attempts < max_attempts {
+        tx.execute(
+            query(
+                "UPDATE jobs SET leased = FALSE, lease_token = NULL, lease_until_ms = NULL \
+                 WHERE session_id = $1",
+            )
+            .bind(&session_id),
+        )
+        .await?;
+        tx.execute(
+            query("UPDATE sessions SET status = 'received' WHERE id = $1").bind(&session_id),
+        )
+        .await?;
+        return Ok(false);
+    }
+    let error = lost_worker_error(attempts);
+    tx.execute(query("DELETE FROM jobs WHERE session_id = $1").bind(&session_id))
+        .await?;
+    tx.execute(
+        query(
+            "UPDATE sessions SET status = 'failed', completed_at = NULL, error = $1 WHERE id = $2",
+        )
+        .bind(&error)
+        .bind(&session_id),
+    )
+    .await?;
+    // The session's `intelligence.ready` (failed) goes out with the failure.
+    let job = job_from_row(row, attempts, String::new(), Vec::new())?;
+    if job.kind == SessionKind::Ingest {
+        let at = time_from_ms(now_ms)?;
+        let effects = lost(&job, &error, at);
+        apply_effects(tx, &job, &effects, at).await?;
+    }
+    Ok(true)
+}
+
+impl Store {
+    /// Writes the session, its input and its job in one transaction, unless the queue
+    /// already holds `capacity` jobs. With `charge`, the same transaction also counts
+    /// the request against those windows of the session's key, and writes nothing
+    /// when one is full: a session is started and counted, or neither.
+    pub async fn enqueue(
+        &self,
+        s: &NewSession,
+        limit: QueueLimit,
+        charge: Option<&[Window]>,
+    ) -> StoreResult<Enqueued> {
+        let mut tx = self.pool.begin_write().await?;
+        let quota = match charge {
+            Some(windows) => match charge_in(&mut tx, &s.key_id, windows).await? {
+                Decision::Allowed(q) => Some(q),
+                // Dropping the transaction rolls it back: nothing was counted.
+                Decision::Refused(q) => return Ok(Enqueued::RateLimited(q)),
+            },
+            None => None,
+        };
+        // On PostgreSQL not locked: processes ingesting at the same moment may each see
+        // room, so the queue can pass its capacity by the ingests in flight
+        // (docs/deploy.md). SQLite's write lock makes the count exact.
+        let depth = tx
+            .fetch_one(query("SELECT COUNT(*) AS n FROM jobs"))
+            .await?
+            .i64("n")?;
+        if u64::try_from(depth).unwrap_or(0) >= limit.capacity {
+            return Ok(Enqueued::QueueFull);
+        }
+        let held = tx
+            .fetch_one(
+                query(
+                    "SELECT COUNT(*) AS n FROM jobs j JOIN sessions s ON s.id = j.session_id \
+                     WHERE s.key_id = $1",
+                )
+                .bind(&s.key_id),
+            )
+            .await?
+            .i64("n")?;
+        if u64::try_from(held).unwrap_or(0) >= limit.per_key {
+            return Ok(Enqueued::KeyShareFull(limit.per_key));
+        }
+        tx.execute(
+            query(
+                "INSERT INTO sessions (id, kind, org_id, key_id, deployment_id, event_count, \
+                 status, webhook_url, labels, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, 'received', $7, $8, $9)",
+            )
+            .bind(&s.id)
+            .bind(s.kind.as_str())
+            .bind(&s.org_id)
+            .bind(&s.key_id)
+            .bind(&s.deployment_id)
+            .bind(i64::try_from(s.event_count).unwrap_or(i64::MAX))
+            .bind(&s.webhook_url)
+            .bind(&s.labels)
+            .bind(s.created_at),
+        )
+        .await?;
+        tx.execute(
+            query("INSERT INTO session_inputs (session_id, body) VALUES ($1, $2)")
+                .bind(&s.id)
+                .bind(&s.body),
+        )
+        .await?;
+        tx.execute(
+            query("INSERT INTO jobs (session_id, kind) VALUES ($1, $2)")
+                .bind(&s.id)
+                .bind(s.kind.as_str()),
+        )
+        .await?;
+        tx.notify(Channel::Jobs).await?;
+        tx.commit().await?;
+        Ok(Enqueued::Accepted(quota))
+    }
+
+    /// A session of `org_id`.
+    pub async fn session(&self, id: &str, org_id: &str) -> StoreResult<Option<SessionRecord>> {
+        self.pool
+            .fetch_optional(
+                query("SELECT * FROM sessions WHERE id = $1 AND org_id = $2")
+                    .bind(id)
+                    .bind(org_id),
+            )
+            .await?
+            .as_ref()
+            .map(session_from_row)
+            .transpose()
+    }
+
+    /// Jobs waiting or running.
+    pub async fn queue_depth(&self) -> StoreResult<u64> {
+        let n = self
+            .pool
+            .fetch_one(query("SELECT COUNT(*) AS n FROM jobs"))
+            .await?
+            .i64("n")?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// When the oldest job waiting or running was accepted, if any.
+    pub async fn queue_oldest(&self) -> StoreResult<Option<DateTime<Utc>>> {
+        self.pool
+            .fetch_one(query(
+                "SELECT MIN(s.created_at) AS oldest FROM jobs j \
+                 JOIN sessions s ON s.id = j.session_id",
+            ))
+            .await?
+            .opt_time("oldest")
+    }
+
+    /// Requeues jobs whose lease ended before `now_ms` (or fails them after
+    /// `max_attempts`, writing what `lost(job, error, at)` says such a failure causes,
+    /// in the same transaction), then leases the oldest waiting job until
+    /// `now_ms + lease_ms`.
+    pub async fn claim(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        max_attempts: u32,
+        lost: &LostJob,
+    ) -> StoreResult<(Option<Job>, Reaped)> {
+        let mut tx = self.pool.begin_write().await?;
+        let mut reaped = Reaped::default();
+        // Expired leases, oldest first; on PostgreSQL rows another process is reaping
+        // right now are skipped.
+        let expired = tx
+            .fetch_all(
+                query(
+                    "SELECT j.session_id, j.attempts, j.kind, s.org_id, s.key_id, \
+                     s.deployment_id, s.webhook_url, s.event_count FROM jobs j \
+                     JOIN sessions s ON s.id = j.session_id \
+                     WHERE j.leased = TRUE AND j.lease_until_ms <= $1 ORDER BY j.seq",
+                )
+                .bind(now_ms)
+                .lock(Lock::SkipLocked("j")),
+            )
+            .await?;
+        for row in &expired {
+            if reap(&mut tx, row, now_ms, max_attempts, lost).await? {
+                reaped.failed += 1;
+            } else {
+                reaped.requeued += 1;
+            }
+        }
+        // The oldest waiting job no other worker holds. On PostgreSQL the job row is
+        // locked; the session and input rows are only read.
+        let next = tx
+            .fetch_optional(
+                query(
+                    "SELECT j.session_id, j.kind, j.attempts, i.body, s.org_id, s.key_id, \
+                     s.deployment_id, s.webhook_url, s.event_count FROM jobs j \
+                     JOIN session_inputs i ON i.session_id = j.session_id \
+                     JOIN sessions s ON s.id = j.session_id \
+                     WHERE j.leased = FALSE ORDER BY j.seq LIMIT 1",
+                )
+                .lock(Lock::SkipLocked("j")),
+            )
+            .await?;
+        let Some(row) = next else {
+            tx.commit().await?;
+            return Ok((None, reaped));
+        };
+        let token = uuid::Uuid::new_v4().simple().to_string();
+        let job = job_from_row(&row, row.u32("attempts")? + 1, token, row.bytes("body")?)?;
+        tx.execute(
+            query(
+                "UPDATE jobs SET leased = TRUE, attempts = $1, lease_token = $2, \
+                 lease_until_ms = $3 WHERE session_id = $4",
+            )
+            .bind(job.attempt)
+            .bind(&job.token)
+            .bind(now_ms + lease_ms)
+            .bind(&job.session_id),
+        )
+        .await?;
+        tx.execute(
+            query("UPDATE sessions SET status = 'processing' WHERE id = $1").bind(&job.session_id),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok((Some(job), reaped))
+    }
+
+    /// Records the outcome of a claimed job and its effects (history, events and their
+    /// deliveries, deploy markers) in one transaction; false, with nothing written,
+    /// when the claim is no longer current (the lease expired and another worker took
+    /// the job).
+    pub async fn finish(
+        &self,
+        job: &Job,
+        outcome: &Outcome,
+        effects: &Effects,
+        at: DateTime<Utc>,
+    ) -> StoreResult<bool> {
+        let mut tx = self.pool.begin_write().await?;
+        // Checks the claim: after a reclaim the token differs and nothing is written.
+        // On PostgreSQL the row lock this takes makes a concurrent reaper skip the row.
+        let held = tx
+            .execute(
+                query("DELETE FROM jobs WHERE session_id = $1 AND lease_token = $2")
+                    .bind(&job.session_id)
+                    .bind(&job.token),
+            )
+            .await?;
+        if held != 1 {
+            return Ok(false);
+        }
+        match outcome {
+            Outcome::Complete {
+                environment_type,
+                plain_summary,
+                plain_recommendations,
+                condensed,
+                full_output,
+            } => {
+                tx.execute(
+                    query(
+                        "UPDATE sessions SET status = 'complete', completed_at = $1, \
+                         error = NULL, environment_type = $2, plain_summary = $3, \
+                         plain_recommendations = $4, condensed = $5, full_output_lz4 = $6, \
+                         completions = completions + 1 WHERE id = $7",
+                    )
+                    .bind(at)
+                    .bind(environment_type)
+                    .bind(plain_summary)
+                    .bind(plain_recommendations)
+                    .bind(condensed)
+                    .bind(lz4_flex::compress_prepend_size(full_output.as_bytes()))
+                    .bind(&job.session_id),
+                )
+                .await?;
+            }
+            Outcome::Failed(error) => {
+                tx.execute(
+                    query("UPDATE sessions SET status = 'failed', error = $1 WHERE id = $2")
+                        .bind(error)
+                        .bind(&job.session_id),
+                )
+                .await?;
+            }
+        }
+        apply_effects(&mut tx, job, effects, at).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Gives a claimed job back unprocessed (shutdown), without counting the attempt.
+    pub async fn release(&self, job: &Job) -> StoreResult<()> {
+        let mut tx = self.pool.begin_write().await?;
+        let held = tx
+            .execute(
+                query(
+                    "UPDATE jobs SET leased = FALSE, attempts = attempts - 1, \
+                     lease_token = NULL, lease_until_ms = NULL \
+                     WHERE session_id = $1 AND lease_token = $2",
+                )
+                .bind(&job.session_id)
+                .bind(&job.token),
+            )
+            .await?;
+        if held == 1 {
+            tx.execute(
+                query("UPDATE sessions SET status = 'received' WHERE id = $1")
+                    .bind(&job.session_id),
+            )
+            .await?;
+            tx.notify(Channel::Jobs).await?;
+        }
+        tx.commit().await
+    }
+
+    /// Extends a claimed job's lease to `until_ms` (the worker's heartbeat); false when
+    /// the claim is no longer current.
+    pub async fn renew(&self, job: &Job, until_ms: i64) -> StoreResult<bool> {
+        let mut tx = self.pool.begin_write().await?;
+        let held = tx
+            .execute(
+                query(
+                    "UPDATE jobs SET lease_until_ms = $1 WHERE session_id = $2 \
+                     AND lease_token = $3",
+                )
+                .bind(until_ms)
+                .bind(&job.session_id)
+                .bind(&job.token),
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(held == 1)
+    }
+}
