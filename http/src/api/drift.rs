@@ -7,11 +7,11 @@ use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use undertone_core::schema::DriftRequest;
 use undertone_core::validate;
 use utoipa::ToSchema;
 
 use super::body::{JsonBody, PathParam};
-use super::contract::DriftRequestDoc;
 use super::error::{ApiError, ErrorEnvelope};
 use super::sessions::{load, time};
 use super::submit::{accepted, check_off_runtime, enqueue};
@@ -136,7 +136,7 @@ pub struct DriftView {
 /// Counts against the drift window (10 per hour by default) as well as the request
 /// windows.
 #[utoipa::path(post, path = "/api/v1/drift", tag = "drift",
-    request_body(content = DriftRequestDoc, content_type = "application/json"),
+    request_body(content = DriftRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = DriftAccepted,
             headers(("Location" = String, description = "The drift session's poll URL"))),

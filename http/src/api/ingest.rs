@@ -7,11 +7,11 @@ use axum::response::Response;
 use axum::routing::post;
 use axum::{Extension, Router};
 use serde::Serialize;
+use undertone_core::schema::IngestRequest;
 use undertone_core::validate;
 use utoipa::ToSchema;
 
 use super::body::JsonBody;
-use super::contract::IngestRequestDoc;
 use super::error::{ApiError, ErrorEnvelope};
 use super::submit::{accepted, check_off_runtime, enqueue, queue_full};
 use super::{AppState, Caller};
@@ -44,7 +44,7 @@ pub struct IngestAccepted {
 /// its events and its job are committed together, then 202 is returned. Poll
 /// `poll_url` until `status` is `complete` or `failed`.
 #[utoipa::path(post, path = "/api/v1/ingest", tag = "sessions",
-    request_body(content = IngestRequestDoc, content_type = "application/json"),
+    request_body(content = IngestRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = IngestAccepted,
             headers(("Location" = String, description = "The session's poll URL"))),

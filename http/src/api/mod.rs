@@ -5,7 +5,6 @@
 pub(crate) mod admission;
 mod auth;
 mod body;
-pub mod contract;
 mod deployments;
 mod drift;
 pub mod error;

@@ -6,11 +6,11 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use undertone_core::drift::DriftResult;
+use undertone_core::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline};
+use undertone_core::score::{Condensed, SessionIntelligence};
 use utoipa::{Modify, OpenApi};
 
-use super::contract::{
-    DriftRequestDoc, EnvelopeDoc, EventDoc, IngestRequestDoc, PeriodDoc, PipelineDoc,
-};
 use super::deployments::{CreateDeploy, DeployList, DeployView, ReportList, ReportView};
 use super::drift::{DriftAccepted, DriftView};
 use super::error::{Code, Detail, ErrorBody, ErrorEnvelope};
@@ -24,9 +24,9 @@ use super::webhooks::{
 };
 use crate::store::DeliveryStatus;
 use crate::store::SessionStatus;
-use crate::webhooks::EventKind;
 use crate::webhooks::emit::{AnomalyData, CrossingData, OutcomeShiftData, ReadyData};
 use crate::webhooks::reports::ReportData;
+use crate::webhooks::{EnvelopeDoc, EventKind};
 
 struct BearerAuth;
 
@@ -78,12 +78,15 @@ impl Modify for BearerAuth {
         super::meta::healthz,
     ),
     components(schemas(
-        EventDoc, PipelineDoc, IngestRequestDoc, PeriodDoc, DriftRequestDoc, IngestAccepted,
+        Event, Pipeline, IngestRequest, Period, DriftRequest, IngestAccepted,
         SessionView, CondensedView, IntelligenceView, ViewName, SessionStatus, DriftAccepted, DriftView, ErrorEnvelope,
         ErrorBody, Detail, Code, Health, EventKind, CreateWebhook, WebhookCreated, WebhookView,
         WebhookList, TestQueued, TestData, AttemptView, DeliveryView, DeliveryPage, DeliveryStatus,
         CreateDeploy, DeployView, DeployList, ReportView, ReportList, EnvelopeDoc, ReadyData,
         CrossingData, AnomalyData, OutcomeShiftData, ReportData, KeyView, Limits,
+        // Core's results, named for the SDKs: `full_output` is a FullOutput, the
+        // condensed view's numbers a CondensedOutput, a drift's result a DriftResult.
+        SessionIntelligence, Condensed, DriftResult,
     )),
     modifiers(&BearerAuth),
     tags(
