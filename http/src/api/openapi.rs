@@ -1,5 +1,9 @@
 //! The OpenAPI 3.1 document, generated from the server's own types and route
 //! annotations; served at `GET /api/v1/openapi` and checked in as `spec/openapi.json`.
+//!
+//! [`ApiDoc`] holds what no route declares: the title, the tags, the security scheme
+//! and the schemas no operation refers to (webhook bodies, core's results). The paths
+//! come from the routes themselves ([`super::routes`]).
 
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -10,6 +14,8 @@ use undertone_core::drift::DriftResult;
 use undertone_core::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline};
 use undertone_core::score::{Condensed, SessionIntelligence};
 use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::deployments::{CreateDeploy, DeployList, DeployView, ReportList, ReportView};
 use super::drift::{DriftAccepted, DriftView};
@@ -49,7 +55,7 @@ impl Modify for BearerAuth {
     }
 }
 
-/// The document.
+/// The document's frame, without paths.
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Undertone API", description = "Scores the human side of AI conversations: \
@@ -58,25 +64,6 @@ impl Modify for BearerAuth {
         model versions. Every route except `/openapi` and `/healthz` needs a Bearer key; every \
         authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and \
         X-RateLimit-Reset."),
-    paths(
-        super::ingest::ingest,
-        super::sessions::intelligence,
-        super::drift::start,
-        super::drift::read,
-        super::webhooks::create,
-        super::webhooks::list,
-        super::webhooks::remove,
-        super::webhooks::test,
-        super::webhooks::deliveries,
-        super::deployments::create_deploy,
-        super::deployments::list_deploys,
-        super::deployments::create_report,
-        super::deployments::list_reports,
-        super::deployments::read_report,
-        super::key::read_key,
-        openapi,
-        super::meta::healthz,
-    ),
     components(schemas(
         Event, Pipeline, IngestRequest, Period, DriftRequest, IngestAccepted,
         SessionView, CondensedView, IntelligenceView, ViewName, SessionStatus, DriftAccepted, DriftView, ErrorEnvelope,
@@ -100,12 +87,12 @@ impl Modify for BearerAuth {
 pub struct ApiDoc;
 
 /// `GET /openapi`: no key needed.
-pub(super) fn router() -> axum::Router<crate::state::AppState> {
-    axum::Router::new().route("/openapi", axum::routing::get(openapi))
+pub(super) fn router() -> OpenApiRouter<crate::state::AppState> {
+    OpenApiRouter::new().routes(routes!(openapi))
 }
 
 /// The OpenAPI 3.1 document of this API.
-#[utoipa::path(get, path = "/api/v1/openapi", tag = "meta",
+#[utoipa::path(get, path = "/openapi", tag = "meta",
     responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json")))]
 pub(super) async fn openapi() -> Response {
     static DOC: OnceLock<String> = OnceLock::new();
@@ -115,7 +102,8 @@ pub(super) async fn openapi() -> Response {
 
 /// The document as pretty JSON with a trailing newline (the form checked in).
 pub fn document() -> String {
-    let mut s = ApiDoc::openapi()
+    let mut s = super::routes(|keyed| keyed)
+        .into_openapi()
         .to_pretty_json()
         .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
