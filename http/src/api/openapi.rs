@@ -3,7 +3,7 @@
 //!
 //! [`ApiDoc`] holds what no route declares: the title, the tags, the security scheme
 //! and the schemas no operation refers to (webhook bodies, core's results). The paths
-//! come from the routes themselves ([`super::routes`]).
+//! come from the routes themselves (`routes` in `api/mod.rs`).
 
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};

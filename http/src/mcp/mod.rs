@@ -10,10 +10,10 @@
 //! Every tool call that reads or writes goes through the REST routes (in-process for
 //! `/mcp`), so validation, scopes, rate limits and errors are the REST API's own.
 //!
-//! A tool is declared once, as a method with rmcp's `#[tool]` in [`tools`]: its name,
-//! description, annotations and input schema (the type of its arguments, [`args`])
-//! all come from there; [`rest`] holds the REST proxy and the answers' shapes,
-//! [`score`] the local scoring of `score_conversation`, [`views`] the summaries.
+//! A tool is declared once, as a method with rmcp's `#[tool]` in `tools.rs`: its name,
+//! description, annotations and input schema (the type of its arguments, `args.rs`)
+//! all come from there; `rest.rs` holds the REST proxy and the answers' shapes,
+//! `score.rs` the local scoring of `score_conversation`, `views.rs` the summaries.
 
 mod args;
 mod backend;
