@@ -293,6 +293,31 @@ export interface components {
             /** @description The session whose conversations completed the day's picture. */
             session_id: string;
         };
+        /**
+         * @description A kind of AI deployment.
+         * @enum {string}
+         */
+        Archetype: "cx_chatbot" | "internal_copilot" | "ai_tutor" | "healthcare" | "sales_agent" | "coding_agent" | "moderation" | "companion" | "custom";
+        /** @description One piece of evidence for the detected archetype. */
+        ArchetypeEvidence: {
+            /** @description Kind of evidence: `term`, `metadata_hint` or `fallback`. */
+            signal: string;
+            /**
+             * @description The term as listed in the lexicon, the normalised hint, or the fallback reason
+             *     (`insufficient_evidence`, or `near_tie:<top>,<runner-up>`).
+             */
+            detail: string;
+            /**
+             * Format: int32
+             * @description Matches of the term, or times the hint was given (0 for a fallback).
+             */
+            count: number;
+            /**
+             * Format: double
+             * @description What it added to the archetype's score (for a fallback: the best score).
+             */
+            contribution: number;
+        };
         /** @description One attempt of a delivery. */
         AttemptView: {
             /**
@@ -351,10 +376,30 @@ export interface components {
             conversation_id?: string | null;
         };
         /**
+         * @description How a risk reads: healthy < 0.35 ≤ watch ≤ 0.55 < broken.
+         * @enum {string}
+         */
+        Band: "healthy" | "watch" | "broken";
+        /**
          * @description Stable error codes of the REST API.
          * @enum {string}
          */
         Code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "UNSUPPORTED_MEDIA_TYPE" | "CONFLICT" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /** @description The condensed view (SPEC.md §2.3): archetype, request-level Layer Z, key finding. */
+        CondensedOutput: {
+            /** @description The session, when scored by the service; `null` when scored locally. */
+            session_id: string | null;
+            /** @description Detected deployment archetype. */
+            archetype: components["schemas"]["Archetype"];
+            /** @description Request-level dimensions. */
+            layer_z: components["schemas"]["LayerZ"];
+            /** @description The most important finding. */
+            key_finding: string;
+            /** @description Whether the finding states a measurable prediction. */
+            falsifiable: boolean;
+            /** @description The first recommendation. */
+            recommendation: string;
+        };
         /**
          * @description The condensed view (SPEC.md §2.3); result fields are `null` until complete.
          * @example {
@@ -397,6 +442,39 @@ export interface components {
             falsifiable?: boolean | null;
             /** @description The first recommendation. */
             recommendation?: string | null;
+        };
+        /** @description One scored conversation. */
+        ConversationResult: {
+            /** @description The conversation id (given, or implicit `auto:…`). */
+            conversation_id: string;
+            /** @description How its turns were grouped. */
+            grouping: components["schemas"]["Grouping"];
+            /** @description Distinct human actors, in order of appearance. */
+            human_actor_ids: string[];
+            /**
+             * Format: date-time
+             * @description First turn.
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Last turn.
+             */
+            ended_at: string;
+            /** @description Human turns. */
+            human_turn_count: number;
+            /** @description AI turns. */
+            ai_turn_count: number;
+            /** @description Whether the person's need was met. */
+            resolved: boolean;
+            /** @description Where `resolved` came from. */
+            resolution_source: components["schemas"]["ResolutionSource"];
+            /** @description Whether the person left unresolved with high abandonment risk. */
+            abandoned: boolean;
+            /** @description The conversation's six dimensions. */
+            layer_z: components["schemas"]["LayerZ"];
+            /** @description One entry per human turn, in conversation order. */
+            turns: components["schemas"]["TurnResult"][];
         };
         /**
          * @description The body of `POST /deployments/{id}/deploys`; every field is optional.
@@ -573,6 +651,100 @@ export interface components {
             /** @description What is wrong there. */
             message: string;
         };
+        /** @description One dimension's comparison. */
+        DimensionDrift: {
+            /** @description Conversations scored in the before period. */
+            before_n: number;
+            /** @description Conversations scored in the after period. */
+            after_n: number;
+            /**
+             * Format: double
+             * @description Median per-conversation score before (`null` with no conversation).
+             */
+            before_median: number | null;
+            /**
+             * Format: double
+             * @description Median per-conversation score after.
+             */
+            after_median: number | null;
+            /**
+             * Format: double
+             * @description Hodges–Lehmann estimate of the shift, after minus before, in score units.
+             */
+            shift: number | null;
+            /**
+             * Format: double
+             * @description Lower end of the 95% confidence interval of `shift`.
+             */
+            ci_low: number | null;
+            /**
+             * Format: double
+             * @description Upper end of the 95% confidence interval of `shift`.
+             */
+            ci_high: number | null;
+            /**
+             * Format: double
+             * @description Two-sided Mann-Whitney U p-value (`null` when not tested), to 10 significant
+             *     digits.
+             */
+            p_value: number | null;
+            /**
+             * Format: double
+             * @description `p_value` after Holm adjustment across the dimensions tested.
+             */
+            p_adjusted: number | null;
+            /**
+             * Format: double
+             * @description Rank-biserial correlation (= Cliff's delta), after vs before, in [-1, 1]:
+             *     positive when after-period scores tend to be higher.
+             */
+            effect_size: number | null;
+            /** @description Whether `p_adjusted` < 0.05. */
+            significant: boolean;
+            /** @description What the dimension did. */
+            verdict: components["schemas"]["Verdict"];
+            /** @description Which p-value computation was used: `exact` or `asymptotic`. */
+            method?: string | null;
+        };
+        /** @description The six dimension comparisons, in output order. */
+        DimensionDrifts: {
+            trust_calibration: components["schemas"]["DimensionDrift"];
+            frustration_buildup: components["schemas"]["DimensionDrift"];
+            dependency_drift: components["schemas"]["DimensionDrift"];
+            silent_abandonment_risk: components["schemas"]["DimensionDrift"];
+            escalation_friction: components["schemas"]["DimensionDrift"];
+            comprehension_gap: components["schemas"]["DimensionDrift"];
+        };
+        /** @description One dimension's result. */
+        DimensionScore: {
+            /**
+             * Format: double
+             * @description The score in [0, 1].
+             */
+            score: number;
+            /**
+             * Format: double
+             * @description The risk in [0, 1] (`score`, or `1 - score` for trust calibration).
+             */
+            risk: number;
+            /** @description The band of `risk`. */
+            band: components["schemas"]["Band"];
+            /** @description Which way the score points. */
+            direction: components["schemas"]["Direction"];
+            /**
+             * Format: double
+             * @description How much evidence stands behind the score, in [0, 1].
+             */
+            confidence: number;
+            mode?: components["schemas"]["TrustMode"] | null;
+            /** @description The signals that moved the score, strongest first. */
+            evidence: components["schemas"]["Evidence"][];
+        };
+        /**
+         * @description Which way a dimension's score points.
+         * @enum {string}
+         */
+        Direction: "higher_is_better" | "higher_is_worse";
         /** @description When and why an endpoint was disabled. */
         DisabledView: {
             /** @description Always `webhook.disabled`. */
@@ -601,6 +773,11 @@ export interface components {
             /** @description Where to poll for the result. */
             poll_url: string;
         };
+        /**
+         * @description The direction of the whole comparison.
+         * @enum {string}
+         */
+        DriftDirection: "improved" | "regressed" | "mixed" | "stable";
         /** @description The body of `POST /drift` (SPEC.md §2.4). */
         DriftRequest: {
             /** @description The baseline period. */
@@ -611,6 +788,35 @@ export interface components {
             question?: string | null;
             /** @description Deployment the events come from (recognises AI turns by `actor_id`). */
             deployment_id?: string | null;
+        };
+        /** @description The drift result (DESIGN.md §6). */
+        DriftResult: {
+            /** @description Version of the scorer that scored both periods. */
+            scorer_version: string;
+            /** @description The question the analysis addresses first, as given. */
+            question?: string | null;
+            /** @description The baseline period. */
+            before: components["schemas"]["PeriodSummary"];
+            /** @description The compared period. */
+            after: components["schemas"]["PeriodSummary"];
+            /**
+             * Format: double
+             * @description Size of the largest significant change: the largest |effect size| among the
+             *     dimensions with a significant verdict, 0 when none; in [0, 1].
+             */
+            overall_drift: number;
+            /** @description Improved, regressed, mixed or stable. */
+            direction: components["schemas"]["DriftDirection"];
+            /** @description 2–4 sentences with the numbers. */
+            plain_summary: string;
+            /** @description What to do about each regression, tied to the after period's evidence. */
+            plain_recommendations: string[];
+            /** @description One line per dimension, the question's dimensions and significant ones first. */
+            key_findings: string[];
+            /** @description Per dimension: medians, shift, interval, p-values, effect size, verdict. */
+            dimension_drifts: components["schemas"]["DimensionDrifts"];
+            /** @description Resolved rate before vs after (two-proportion z-test). */
+            outcome_shift: components["schemas"]["OutcomeShift"];
         };
         /**
          * @description A drift session (SPEC.md §2.5). Result fields are `null` until `status` is
@@ -728,6 +934,22 @@ export interface components {
             /** @description Resolved rate before vs after (two-proportion z-test). */
             outcome_shift?: Record<string, never> | null;
         };
+        /** @description Detected environment: archetype, confidence in `[0, 1]`, and the terms that decided it. */
+        Environment: {
+            /** @description The detected archetype. */
+            archetype: components["schemas"]["Archetype"];
+            /**
+             * Format: double
+             * @description How sure the detection is, in `[0, 1]` (see the module docs).
+             */
+            confidence: number;
+            /**
+             * @description Hints, then the strongest terms (at most five) of the winning archetype; for a
+             *     `custom` fallback, first a `fallback` item with the reason, then the evidence of
+             *     the best candidate.
+             */
+            evidence: components["schemas"]["ArchetypeEvidence"][];
+        };
         /** @description Code, message and, for validation errors, every violation found. */
         ErrorBody: {
             /** @description Machine-readable code. */
@@ -761,6 +983,34 @@ export interface components {
          * @enum {string}
          */
         EventKind: "intelligence.ready" | "layer_z_threshold_crossed" | "anomaly_detected" | "uhr_generated" | "outcome_shift_detected";
+        /** @description One piece of evidence: which signal, on which turn, moved the score by how much. */
+        Evidence: {
+            /** @description Signal name, as documented in docs/scoring.md. */
+            signal: string;
+            /** @description The human turn (its position in the request's `events`) the signal was read on. */
+            event_index: number;
+            /** @description The conversation of that turn, in conversation and request-level evidence. */
+            conversation_id?: string | null;
+            /**
+             * Format: double
+             * @description Signed contribution to the dimension's risk-side value (positive = towards broken).
+             */
+            contribution: number;
+            /** @description What was seen: the matched phrase or word, or a short description. */
+            detail?: string | null;
+        };
+        /** @description `full_output` of a session: `{pipeline, intelligence}`. */
+        FullOutput: {
+            /** @description The pipeline used. */
+            pipeline: components["schemas"]["ScoredPipeline"];
+            /** @description Everything Undertone read. */
+            intelligence: components["schemas"]["Intelligence"];
+        };
+        /**
+         * @description How a conversation's turns were found to belong together.
+         * @enum {string}
+         */
+        Grouping: "conversation_id" | "metadata_conversation_id" | "actor_context_gap";
         /**
          * @description The service's health.
          * @example {
@@ -838,6 +1088,43 @@ export interface components {
              */
             webhook_url?: string | null;
         };
+        /** @description The structured result of scoring one request. */
+        Intelligence: {
+            /** @description Version of the scoring rules. */
+            scorer_version: string;
+            /** @description The deployment. */
+            deployment_id: string;
+            /** @description How the pipeline was chosen. */
+            pipeline_source: components["schemas"]["PipelineSource"];
+            /** @description Detected deployment archetype. */
+            archetype: components["schemas"]["Archetype"];
+            /** @description The archetype with its confidence and evidence. */
+            environment: components["schemas"]["Environment"];
+            /** @description Events in the request. */
+            event_count: number;
+            /** @description Conversations found. */
+            conversation_count: number;
+            /** @description Human turns scored. */
+            human_turn_count: number;
+            /** @description Request-level dimensions (each conversation counts once). */
+            layer_z: components["schemas"]["LayerZ"];
+            /** @description Every conversation, in assembly order. */
+            conversations: components["schemas"]["ConversationResult"][];
+            /** @description Conversations with no human turn (kept, not scored). */
+            without_human_turns: string[];
+            /** @description The most important finding. */
+            key_finding: string;
+            /** @description Whether `prediction` states a measurable claim. */
+            falsifiable: boolean;
+            /** @description A claim a later drift comparison can confirm or refute. */
+            prediction: string | null;
+            /** @description The first recommendation. */
+            recommendation: string;
+            /** @description 3–5 sentences for a product manager. */
+            plain_summary: string;
+            /** @description Actions tied to evidence. */
+            plain_recommendations: string[];
+        };
         /**
          * @description What `GET /intelligence/{session_id}` answers: the full session, or the condensed
          *     view with `view=condensed`.
@@ -872,6 +1159,15 @@ export interface components {
             /** @description The key's rate limits. */
             limits: components["schemas"]["Limits"];
         };
+        /** @description The six dimensions of one turn, conversation or request. */
+        LayerZ: {
+            trust_calibration: components["schemas"]["DimensionScore"];
+            frustration_buildup: components["schemas"]["DimensionScore"];
+            dependency_drift: components["schemas"]["DimensionScore"];
+            silent_abandonment_risk: components["schemas"]["DimensionScore"];
+            escalation_friction: components["schemas"]["DimensionScore"];
+            comprehension_gap: components["schemas"]["DimensionScore"];
+        };
         /** @description Rate limits of a key. */
         Limits: {
             /**
@@ -889,6 +1185,43 @@ export interface components {
              * @description Drift sessions per UTC hour.
              */
             drift_per_hour: number;
+        };
+        /** @description The resolved rate before and after, and whether the change counts as a shift. */
+        OutcomeShift: {
+            /** @description Conversations (with human turns) before. */
+            before_n: number;
+            /** @description Of those, resolved. */
+            before_resolved: number;
+            /** @description Conversations after. */
+            after_n: number;
+            /** @description Of those, resolved. */
+            after_resolved: number;
+            /**
+             * Format: double
+             * @description Resolved rate before, in [0, 1] (`null` with no conversation).
+             */
+            before_rate: number | null;
+            /**
+             * Format: double
+             * @description Resolved rate after.
+             */
+            after_rate: number | null;
+            /**
+             * Format: double
+             * @description After minus before, in percentage points.
+             */
+            change_points: number | null;
+            /**
+             * Format: double
+             * @description Two-sided p-value of the pooled two-proportion z-test (`null` when not computable:
+             *     an empty side, or every conversation resolved or none), to 10 significant digits.
+             */
+            p_value: number | null;
+            /**
+             * @description Whether the shift fires: ≥ 30 conversations per side, |change| ≥ 3 points and
+             *     p < 0.05.
+             */
+            outcome_shift_detected: boolean;
         };
         /** @description `data` of `outcome_shift_detected`. */
         OutcomeShiftData: {
@@ -915,11 +1248,32 @@ export interface components {
             /** @description The period's events: 5 to 2000. */
             events: components["schemas"]["BIEEvent"][];
         };
+        /** @description Counts of one period. */
+        PeriodSummary: {
+            /** @description The period's label. */
+            label: string;
+            /** @description Events in the period. */
+            event_count: number;
+            /** @description Conversations with at least one human turn. */
+            conversation_count: number;
+            /** @description Human turns scored. */
+            human_turn_count: number;
+            /**
+             * Format: double
+             * @description Share of those conversations that ended resolved.
+             */
+            resolved_rate: number | null;
+        };
         /**
          * @description Which analysis pipeline to run.
          * @enum {string}
          */
         PipelineDoc: "auto" | "support" | "reviews";
+        /**
+         * @description How the pipeline was chosen.
+         * @enum {string}
+         */
+        PipelineSource: "requested" | "detected";
         /** @description `data` of `intelligence.ready`. */
         ReadyData: {
             /** @description The session. */
@@ -990,6 +1344,16 @@ export interface components {
              */
             report: Record<string, never>;
         };
+        /**
+         * @description How a conversation's resolution was decided.
+         * @enum {string}
+         */
+        ResolutionSource: "metadata" | "detected";
+        /**
+         * @description The pipeline a request was scored with, after `auto` is resolved.
+         * @enum {string}
+         */
+        ScoredPipeline: "support" | "reviews";
         /**
          * @description Where a session is (DESIGN.md §5).
          * @enum {string}
@@ -1074,6 +1438,32 @@ export interface components {
             /** @description Where its delivery shows up. */
             deliveries_url: string;
         };
+        /**
+         * @description Which way trust is off, if it is.
+         * @enum {string}
+         */
+        TrustMode: "over_trust" | "under_trust" | "calibrated";
+        /** @description One scored human turn. */
+        TurnResult: {
+            /** @description Position of the event in the request's `events`. */
+            event_index: number;
+            /** @description The conversation the turn belongs to (shared by its turns). */
+            conversation_id: string;
+            /** @description Who wrote it. */
+            actor_id: string;
+            /**
+             * Format: date-time
+             * @description When it was written.
+             */
+            timestamp: string;
+            /** @description The six dimensions on this turn, with the arc so far. */
+            layer_z: components["schemas"]["LayerZ"];
+        };
+        /**
+         * @description What a dimension did between the periods.
+         * @enum {string}
+         */
+        Verdict: "improved" | "regressed" | "unchanged" | "insufficient_data";
         /**
          * @description The shapes a session can be read in.
          * @enum {string}

@@ -19,6 +19,7 @@ use crate::validate::AUTO_ID_PREFIX;
 
 /// How a conversation's turns were found to belong together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Grouping {
     /// The events' `conversation_id`.

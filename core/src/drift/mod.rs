@@ -38,6 +38,7 @@ const UNNAMED_DEPLOYMENT: &str = "unnamed-deployment";
 
 /// What a dimension did between the periods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Significantly healthier after.
@@ -52,6 +53,7 @@ pub enum Verdict {
 
 /// The direction of the whole comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DriftDirection {
     /// At least one dimension improved and none regressed.
@@ -66,6 +68,7 @@ pub enum DriftDirection {
 
 /// One dimension's comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DimensionDrift {
     /// Conversations scored in the before period.
     pub before_n: usize,
@@ -73,29 +76,37 @@ pub struct DimensionDrift {
     pub after_n: usize,
     /// Median per-conversation score before (`null` with no conversation).
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub before_median: Option<f64>,
     /// Median per-conversation score after.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub after_median: Option<f64>,
     /// Hodges–Lehmann estimate of the shift, after minus before, in score units.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub shift: Option<f64>,
     /// Lower end of the 95% confidence interval of `shift`.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub ci_low: Option<f64>,
     /// Upper end of the 95% confidence interval of `shift`.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub ci_high: Option<f64>,
     /// Two-sided Mann-Whitney U p-value (`null` when not tested), to 10 significant
     /// digits.
     #[serde(serialize_with = "ser_opt_p")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p_value: Option<f64>,
     /// `p_value` after Holm adjustment across the dimensions tested.
     #[serde(serialize_with = "ser_opt_p")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p_adjusted: Option<f64>,
     /// Rank-biserial correlation (= Cliff's delta), after vs before, in [-1, 1]:
     /// positive when after-period scores tend to be higher.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub effect_size: Option<f64>,
     /// Whether `p_adjusted` < 0.05.
     pub significant: bool,
@@ -109,8 +120,33 @@ pub struct DimensionDrift {
 /// The six dimension comparisons, in output order.
 pub type DimensionDrifts = ByDimension<DimensionDrift>;
 
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for DimensionDrifts {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+        use utoipa::ToSchema;
+        crate::score::layer_z::by_dimension_schema(
+            &DimensionDrift::name(),
+            "The six dimension comparisons, in output order.",
+        )
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for DimensionDrifts {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "DimensionDrifts".into()
+    }
+
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>) {
+        use utoipa::PartialSchema;
+        schemas.push((DimensionDrift::name().into(), DimensionDrift::schema()));
+        DimensionDrift::schemas(schemas);
+    }
+}
+
 /// Counts of one period.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PeriodSummary {
     /// The period's label.
     pub label: String,
@@ -122,11 +158,13 @@ pub struct PeriodSummary {
     pub human_turn_count: usize,
     /// Share of those conversations that ended resolved.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub resolved_rate: Option<f64>,
 }
 
 /// The drift result (DESIGN.md §6).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DriftResult {
     /// Version of the scorer that scored both periods.
     pub scorer_version: &'static str,

@@ -22,6 +22,7 @@ pub const ALPHA: f64 = 0.05;
 
 /// The resolved rate before and after, and whether the change counts as a shift.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OutcomeShift {
     /// Conversations (with human turns) before.
     pub before_n: usize,
@@ -33,16 +34,20 @@ pub struct OutcomeShift {
     pub after_resolved: usize,
     /// Resolved rate before, in [0, 1] (`null` with no conversation).
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub before_rate: Option<f64>,
     /// Resolved rate after.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub after_rate: Option<f64>,
     /// After minus before, in percentage points.
     #[serde(serialize_with = "crate::score::layer_z::ser_opt4")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub change_points: Option<f64>,
     /// Two-sided p-value of the pooled two-proportion z-test (`null` when not computable:
     /// an empty side, or every conversation resolved or none), to 10 significant digits.
     #[serde(serialize_with = "super::ser_opt_p")]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub p_value: Option<f64>,
     /// Whether the shift fires: ≥ 30 conversations per side, |change| ≥ 3 points and
     /// p < 0.05.

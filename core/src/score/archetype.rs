@@ -70,6 +70,7 @@ const NAMED: usize = 8;
 
 /// A kind of AI deployment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Archetype {
     /// Customer-service chatbot: orders, delivery, refunds, billing.
@@ -145,6 +146,7 @@ impl Archetype {
 
 /// Detected environment: archetype, confidence in `[0, 1]`, and the terms that decided it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Environment {
     /// The detected archetype.
     pub archetype: Archetype,
@@ -158,6 +160,7 @@ pub struct Environment {
 
 /// One piece of evidence for the detected archetype.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ArchetypeEvidence {
     /// Kind of evidence: `term`, `metadata_hint` or `fallback`.
     pub signal: String,

@@ -26,6 +26,7 @@ use super::turn::{ArcState, score_turn, trust_params};
 
 /// One scored human turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TurnResult {
     /// Position of the event in the request's `events`.
     pub event_index: usize,
@@ -42,6 +43,7 @@ pub struct TurnResult {
 
 /// How a conversation's resolution was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ResolutionSource {
     /// `metadata.resolved` or `metadata.status` said so.
@@ -52,6 +54,7 @@ pub enum ResolutionSource {
 
 /// One scored conversation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConversationResult {
     /// The conversation id (given, or implicit `auto:…`).
     pub conversation_id: Arc<str>,

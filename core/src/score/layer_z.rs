@@ -73,6 +73,7 @@ impl Dimension {
 
 /// Which way a dimension's score points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Higher scores are healthier (trust calibration).
@@ -88,6 +89,7 @@ pub const WATCH_MAX: f64 = 0.55;
 
 /// How a risk reads: healthy < 0.35 ≤ watch ≤ 0.55 < broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Band {
     /// Risk below 0.35.
@@ -124,6 +126,7 @@ impl Band {
 
 /// Which way trust is off, if it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TrustMode {
     /// Accepting unverified or wrong output; deferring after the AI hedged or erred.
@@ -136,6 +139,7 @@ pub enum TrustMode {
 
 /// One piece of evidence: which signal, on which turn, moved the score by how much.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Evidence {
     /// Signal name, as documented in docs/scoring.md.
     pub signal: &'static str,
@@ -154,6 +158,7 @@ pub struct Evidence {
 
 /// One dimension's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DimensionScore {
     /// The score in [0, 1].
     #[serde(serialize_with = "ser4")]
@@ -218,6 +223,48 @@ pub struct ByDimension<T> {
 
 /// The six dimensions of one turn, conversation or request.
 pub type LayerZ = ByDimension<DimensionScore>;
+
+/// The schema of a [`ByDimension`]: an object with one `item` per dimension, named as
+/// [`Dimension::as_str`] writes them, in output order. (utoipa would name a derived
+/// generic schema after its type arguments; each use is named here instead.)
+#[cfg(feature = "openapi")]
+pub(crate) fn by_dimension_schema(
+    item: &str,
+    description: &str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    use utoipa::openapi::{ObjectBuilder, Ref};
+    let mut object = ObjectBuilder::new().description(Some(description));
+    for d in Dimension::ALL {
+        object = object
+            .property(d.as_str(), Ref::from_schema_name(item))
+            .required(d.as_str());
+    }
+    object.build().into()
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for LayerZ {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+        use utoipa::ToSchema;
+        by_dimension_schema(
+            &DimensionScore::name(),
+            "The six dimensions of one turn, conversation or request.",
+        )
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for LayerZ {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "LayerZ".into()
+    }
+
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::Schema>)>) {
+        use utoipa::PartialSchema;
+        schemas.push((DimensionScore::name().into(), DimensionScore::schema()));
+        DimensionScore::schemas(schemas);
+    }
+}
 
 impl<T> ByDimension<T> {
     /// The value of one dimension.

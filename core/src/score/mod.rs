@@ -32,6 +32,7 @@ const PROGRESS_CHUNK: usize = 2048;
 
 /// The pipeline a request was scored with, after `auto` is resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ScoredPipeline {
     /// Multi-turn human↔AI conversations.
@@ -42,6 +43,7 @@ pub enum ScoredPipeline {
 
 /// How the pipeline was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PipelineSource {
     /// The request named it.
@@ -52,6 +54,7 @@ pub enum PipelineSource {
 
 /// `full_output` of a session: `{pipeline, intelligence}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = FullOutput))]
 pub struct SessionIntelligence {
     /// The pipeline used.
     pub pipeline: ScoredPipeline,
@@ -61,6 +64,7 @@ pub struct SessionIntelligence {
 
 /// The structured result of scoring one request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Intelligence {
     /// Version of the scoring rules.
     pub scorer_version: &'static str,
@@ -89,6 +93,7 @@ pub struct Intelligence {
     /// Whether `prediction` states a measurable claim.
     pub falsifiable: bool,
     /// A claim a later drift comparison can confirm or refute.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub prediction: Option<String>,
     /// The first recommendation.
     pub recommendation: String,
@@ -100,8 +105,10 @@ pub struct Intelligence {
 
 /// The condensed view (SPEC.md §2.3): archetype, request-level Layer Z, key finding.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CondensedOutput))]
 pub struct Condensed<'a> {
     /// The session, when scored by the service; `null` when scored locally.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub session_id: Option<&'a str>,
     /// Detected deployment archetype.
     pub archetype: Archetype,

@@ -3,25 +3,26 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use undertone_core::schema::DriftRequest;
 use undertone_core::validate;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::body::{JsonBody, PathParam};
-use super::contract::DriftRequestDoc;
 use super::error::{ApiError, ErrorEnvelope};
 use super::sessions::{load, time};
 use super::submit::{accepted, check_off_runtime, enqueue};
 use super::{AppState, Caller};
 use crate::store::{NewSession, SessionKind, SessionStatus};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/drift", post(start))
-        .route("/drift/{session_id}", get(read))
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(start))
+        .routes(routes!(read))
 }
 
 /// The 202 answer to a drift request.
@@ -135,8 +136,8 @@ pub struct DriftView {
 /// compared with a two-sided Mann-Whitney U test, Holm-adjusted across dimensions.
 /// Counts against the drift window (10 per hour by default) as well as the request
 /// windows.
-#[utoipa::path(post, path = "/api/v1/drift", tag = "drift",
-    request_body(content = DriftRequestDoc, content_type = "application/json"),
+#[utoipa::path(post, path = "/drift", tag = "drift",
+    request_body(content = DriftRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = DriftAccepted,
             headers(("Location" = String, description = "The drift session's poll URL"))),
@@ -193,7 +194,7 @@ pub(super) async fn start(
 }
 
 /// Read a drift session.
-#[utoipa::path(get, path = "/api/v1/drift/{session_id}", tag = "drift",
+#[utoipa::path(get, path = "/drift/{session_id}", tag = "drift",
     params(("session_id" = String, Path, description = "Drift session id")),
     responses(
         (status = 200, description = "The drift session", body = DriftView),

@@ -2,23 +2,24 @@
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::post;
-use axum::{Extension, Router};
 use serde::Serialize;
+use undertone_core::schema::IngestRequest;
 use undertone_core::validate;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::body::JsonBody;
-use super::contract::IngestRequestDoc;
 use super::error::{ApiError, ErrorEnvelope};
 use super::submit::{accepted, check_off_runtime, enqueue, queue_full};
 use super::{AppState, Caller};
 use crate::store::{NewSession, SessionKind, SessionStatus};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/ingest", post(ingest))
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(ingest))
 }
 
 /// The 202 answer to an ingest.
@@ -43,8 +44,8 @@ pub struct IngestAccepted {
 /// The body is validated in full before anything is stored; on success the session,
 /// its events and its job are committed together, then 202 is returned. Poll
 /// `poll_url` until `status` is `complete` or `failed`.
-#[utoipa::path(post, path = "/api/v1/ingest", tag = "sessions",
-    request_body(content = IngestRequestDoc, content_type = "application/json"),
+#[utoipa::path(post, path = "/ingest", tag = "sessions",
+    request_body(content = IngestRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = IngestAccepted,
             headers(("Location" = String, description = "The session's poll URL"))),

@@ -1,17 +1,18 @@
 //! `GET /key`: what the calling key is and may do, so a client (the stdio MCP server,
 //! an SDK) can show or gate on its scope and limits without trying a write.
 
-use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::error::ErrorEnvelope;
 use super::sessions::time;
 use super::{AppState, Caller};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/key", get(read_key))
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(read_key))
 }
 
 /// The calling key (never the key itself).
@@ -50,7 +51,7 @@ pub struct Limits {
 ///
 /// Counts as one request. Useful to check a key before relying on it, and to learn
 /// whether it may write.
-#[utoipa::path(get, path = "/api/v1/key", tag = "meta",
+#[utoipa::path(get, path = "/key", tag = "meta",
     responses(
         (status = 200, description = "The calling key", body = KeyView),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),

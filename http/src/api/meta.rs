@@ -1,17 +1,18 @@
 //! `GET /healthz`: no key needed (it shows the queue's depth only to a valid key).
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
-use axum::routing::get;
-use axum::{Json, Router};
 use serde::Serialize;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::AppState;
 use super::error::{ApiError, ErrorEnvelope};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/healthz", get(healthz))
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(healthz))
 }
 
 /// The service's health.
@@ -29,7 +30,7 @@ pub struct Health {
 }
 
 /// Whether the service and its database answer.
-#[utoipa::path(get, path = "/api/v1/healthz", tag = "meta",
+#[utoipa::path(get, path = "/healthz", tag = "meta",
     responses(
         (status = 200, description = "Healthy", body = Health),
         (status = 500, description = "The database does not answer", body = ErrorEnvelope),

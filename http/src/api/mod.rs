@@ -1,11 +1,15 @@
 //! The REST service (DESIGN.md §7): routes under `/api/v1`, authentication, rate
 //! limits and the error envelope. [`rest`] builds its router; [`crate::service::app`]
 //! joins it with the MCP endpoint into what `undertone serve` and the tests run.
+//!
+//! A route is declared once, by its handler's `#[utoipa::path]`: each resource's
+//! `router()` registers handlers with utoipa-axum's `routes!`, which mounts them and
+//! adds their OpenAPI operations, so the router and [`openapi::document`] cannot
+//! disagree.
 
 pub(crate) mod admission;
 mod auth;
 mod body;
-pub mod contract;
 mod deployments;
 mod drift;
 pub mod error;
@@ -24,6 +28,8 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
 pub use crate::state::{AppState, Config, Handoff};
 pub(crate) use admission::admit;
@@ -37,28 +43,29 @@ pub const MAX_BODY_BYTES: usize = undertone_core::schema::limits::BODY_MAX_BYTES
 
 /// The REST API.
 pub fn rest(state: AppState) -> Router {
-    let authenticated = Router::new()
+    let authenticate = middleware::from_fn_with_state(state.clone(), auth::authenticate);
+    let (api, _) = routes(|keyed| keyed.route_layer(authenticate)).split_for_parts();
+    api.fallback(not_found)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(envelope_for_bare_errors))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .with_state(state)
+}
+
+/// Every route under `/api/v1` with its OpenAPI operation; `guard` wraps the routes
+/// that need a key (all but `/openapi` and `/healthz`).
+fn routes(
+    guard: impl FnOnce(OpenApiRouter<AppState>) -> OpenApiRouter<AppState>,
+) -> OpenApiRouter<AppState> {
+    let keyed = OpenApiRouter::new()
         .merge(ingest::router())
         .merge(sessions::router())
         .merge(drift::router())
         .merge(webhooks::router())
         .merge(deployments::router())
-        .merge(key::router())
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            auth::authenticate,
-        ));
-    let api = Router::new()
-        .merge(authenticated)
-        .merge(meta::router())
-        .merge(openapi::router());
-    Router::new()
-        .nest("/api/v1", api)
-        .fallback(not_found)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn(envelope_for_bare_errors))
-        .layer(CatchPanicLayer::custom(panic_response))
-        .with_state(state)
+        .merge(key::router());
+    let api = guard(keyed).merge(openapi::router()).merge(meta::router());
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", api)
 }
 
 async fn not_found() -> ApiError {

@@ -1,16 +1,22 @@
 //! The OpenAPI 3.1 document, generated from the server's own types and route
 //! annotations; served at `GET /api/v1/openapi` and checked in as `spec/openapi.json`.
+//!
+//! [`ApiDoc`] holds what no route declares: the title, the tags, the security scheme
+//! and the schemas no operation refers to (webhook bodies, core's results). The paths
+//! come from the routes themselves (`routes` in `api/mod.rs`).
 
 use std::sync::OnceLock;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use undertone_core::drift::DriftResult;
+use undertone_core::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline};
+use undertone_core::score::{Condensed, SessionIntelligence};
 use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use super::contract::{
-    DriftRequestDoc, EnvelopeDoc, EventDoc, IngestRequestDoc, PeriodDoc, PipelineDoc,
-};
 use super::deployments::{CreateDeploy, DeployList, DeployView, ReportList, ReportView};
 use super::drift::{DriftAccepted, DriftView};
 use super::error::{Code, Detail, ErrorBody, ErrorEnvelope};
@@ -24,9 +30,9 @@ use super::webhooks::{
 };
 use crate::store::DeliveryStatus;
 use crate::store::SessionStatus;
-use crate::webhooks::EventKind;
 use crate::webhooks::emit::{AnomalyData, CrossingData, OutcomeShiftData, ReadyData};
 use crate::webhooks::reports::ReportData;
+use crate::webhooks::{EnvelopeDoc, EventKind};
 
 struct BearerAuth;
 
@@ -49,7 +55,7 @@ impl Modify for BearerAuth {
     }
 }
 
-/// The document.
+/// The document's frame, without paths.
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Undertone API", description = "Scores the human side of AI conversations: \
@@ -58,32 +64,16 @@ impl Modify for BearerAuth {
         model versions. Every route except `/openapi` and `/healthz` needs a Bearer key; every \
         authenticated response carries X-RateLimit-Limit, X-RateLimit-Remaining and \
         X-RateLimit-Reset."),
-    paths(
-        super::ingest::ingest,
-        super::sessions::intelligence,
-        super::drift::start,
-        super::drift::read,
-        super::webhooks::create,
-        super::webhooks::list,
-        super::webhooks::remove,
-        super::webhooks::test,
-        super::webhooks::deliveries,
-        super::deployments::create_deploy,
-        super::deployments::list_deploys,
-        super::deployments::create_report,
-        super::deployments::list_reports,
-        super::deployments::read_report,
-        super::key::read_key,
-        openapi,
-        super::meta::healthz,
-    ),
     components(schemas(
-        EventDoc, PipelineDoc, IngestRequestDoc, PeriodDoc, DriftRequestDoc, IngestAccepted,
+        Event, Pipeline, IngestRequest, Period, DriftRequest, IngestAccepted,
         SessionView, CondensedView, IntelligenceView, ViewName, SessionStatus, DriftAccepted, DriftView, ErrorEnvelope,
         ErrorBody, Detail, Code, Health, EventKind, CreateWebhook, WebhookCreated, WebhookView,
         WebhookList, TestQueued, TestData, AttemptView, DeliveryView, DeliveryPage, DeliveryStatus,
         CreateDeploy, DeployView, DeployList, ReportView, ReportList, EnvelopeDoc, ReadyData,
         CrossingData, AnomalyData, OutcomeShiftData, ReportData, KeyView, Limits,
+        // Core's results, named for the SDKs: `full_output` is a FullOutput, the
+        // condensed view's numbers a CondensedOutput, a drift's result a DriftResult.
+        SessionIntelligence, Condensed, DriftResult,
     )),
     modifiers(&BearerAuth),
     tags(
@@ -97,12 +87,12 @@ impl Modify for BearerAuth {
 pub struct ApiDoc;
 
 /// `GET /openapi`: no key needed.
-pub(super) fn router() -> axum::Router<crate::state::AppState> {
-    axum::Router::new().route("/openapi", axum::routing::get(openapi))
+pub(super) fn router() -> OpenApiRouter<crate::state::AppState> {
+    OpenApiRouter::new().routes(routes!(openapi))
 }
 
 /// The OpenAPI 3.1 document of this API.
-#[utoipa::path(get, path = "/api/v1/openapi", tag = "meta",
+#[utoipa::path(get, path = "/openapi", tag = "meta",
     responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json")))]
 pub(super) async fn openapi() -> Response {
     static DOC: OnceLock<String> = OnceLock::new();
@@ -112,7 +102,8 @@ pub(super) async fn openapi() -> Response {
 
 /// The document as pretty JSON with a trailing newline (the form checked in).
 pub fn document() -> String {
-    let mut s = ApiDoc::openapi()
+    let mut s = super::routes(|keyed| keyed)
+        .into_openapi()
         .to_pretty_json()
         .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');

@@ -2,19 +2,20 @@
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::body::{PathParam, QueryParams};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::{AppState, Caller};
 use crate::store::{SessionKind, SessionRecord, SessionStatus, StoreError};
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new().route("/intelligence/{session_id}", get(intelligence))
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(intelligence))
 }
 
 /// A session (SPEC.md §2.3). Result fields are `null` until `status` is `complete`.
@@ -119,7 +120,7 @@ pub enum ViewName {
 ///
 /// `?view=condensed` returns the short shape: archetype, request-level Layer Z, key
 /// finding, recommendation.
-#[utoipa::path(get, path = "/api/v1/intelligence/{session_id}", tag = "sessions",
+#[utoipa::path(get, path = "/intelligence/{session_id}", tag = "sessions",
     params(
         ("session_id" = String, Path, description = "Session id from ingest"),
         ("view" = Option<ViewName>, Query, description = "`full` (default) or `condensed`"),

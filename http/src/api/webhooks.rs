@@ -4,11 +4,12 @@
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
-use axum::{Extension, Json, Router};
+use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
 use undertone_core::validate;
 use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::body::{JsonBody, PathParam, QueryParams};
 use super::error::{ApiError, Code, ErrorEnvelope};
@@ -30,12 +31,13 @@ pub const PAGE_DEFAULT: u32 = 20;
 /// See [`PAGE_DEFAULT`].
 pub const PAGE_MAX: u32 = 100;
 
-pub(super) fn router() -> Router<AppState> {
-    Router::new()
-        .route("/webhooks", post(create).get(list))
-        .route("/webhooks/{webhook_id}", delete(remove))
-        .route("/webhooks/{webhook_id}/test", post(test))
-        .route("/webhooks/{webhook_id}/deliveries", get(deliveries))
+/// The routes, each `routes!` holding the handlers of one path.
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(remove))
+        .routes(routes!(test))
+        .routes(routes!(deliveries))
 }
 
 /// The body of `POST /webhooks`.
@@ -251,7 +253,7 @@ async fn check_url(state: &AppState, url: &str) -> Result<String, ApiError> {
 ///
 /// The URL must be https and resolve only to public addresses (checked now and again
 /// at every delivery). The answer holds the signing secret: it is shown only once.
-#[utoipa::path(post, path = "/api/v1/webhooks", tag = "webhooks",
+#[utoipa::path(post, path = "/webhooks", tag = "webhooks",
     request_body(content = CreateWebhook, content_type = "application/json"),
     responses(
         (status = 201, description = "Registered", body = WebhookCreated,
@@ -328,7 +330,7 @@ pub(super) async fn create(
 }
 
 /// List the calling key's endpoints.
-#[utoipa::path(get, path = "/api/v1/webhooks", tag = "webhooks",
+#[utoipa::path(get, path = "/webhooks", tag = "webhooks",
     responses(
         (status = 200, description = "Active endpoints, oldest first", body = WebhookList),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
@@ -355,7 +357,7 @@ async fn owned(state: &AppState, caller: &Caller, id: &str) -> Result<WebhookRec
 }
 
 /// Delete an endpoint; its pending deliveries fail.
-#[utoipa::path(delete, path = "/api/v1/webhooks/{webhook_id}", tag = "webhooks",
+#[utoipa::path(delete, path = "/webhooks/{webhook_id}", tag = "webhooks",
     params(("webhook_id" = String, Path, description = "The endpoint")),
     responses(
         (status = 204, description = "Deleted"),
@@ -395,7 +397,7 @@ pub struct TestData {
 ///
 /// The event (`webhook.test`) goes to this endpoint only, whatever it subscribed to,
 /// signed and retried like any other; its delivery is listed with the others.
-#[utoipa::path(post, path = "/api/v1/webhooks/{webhook_id}/test", tag = "webhooks",
+#[utoipa::path(post, path = "/webhooks/{webhook_id}/test", tag = "webhooks",
     params(("webhook_id" = String, Path, description = "The endpoint")),
     responses(
         (status = 202, description = "Queued", body = TestQueued),
@@ -482,7 +484,7 @@ fn delivery_view(d: DeliveryRecord) -> DeliveryView {
 }
 
 /// An endpoint's deliveries, newest first, with every attempt.
-#[utoipa::path(get, path = "/api/v1/webhooks/{webhook_id}/deliveries", tag = "webhooks",
+#[utoipa::path(get, path = "/webhooks/{webhook_id}/deliveries", tag = "webhooks",
     params(
         ("webhook_id" = String, Path, description = "The endpoint"),
         ("limit" = Option<u32>, Query, description = "Deliveries per page: 1 to 100 (default 20)", minimum = 1, maximum = 100),

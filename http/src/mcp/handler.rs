@@ -1,24 +1,28 @@
-//! The MCP server handler: lists the tools a key's scope allows, runs tool calls, and
-//! serves the resource templates and the prompt.
+//! The MCP server handler: lists the tools a key's scope allows, refuses write tools to
+//! a read-only key, hands tool calls to the tool router ([`super::tools`]), and serves
+//! the resource templates and the prompt.
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::http::{HeaderValue, header, request::Parts};
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, IntoContents, ListPromptsResult,
     ListResourceTemplatesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument,
     PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use serde_json::Value;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::backend::{Backend, InProcess};
-use super::tools::{self, Access, TOOLS, ToolError};
+use super::rest::{self, ToolError};
+use super::score::Scoring;
+use super::tools;
 use crate::api::Caller;
 use crate::api::error::Code;
 use crate::keys::Scope;
@@ -57,66 +61,21 @@ pub struct Undertone {
     mode: Mode,
 }
 
-/// The caller of one MCP request.
-struct Call {
-    backend: Arc<dyn Backend>,
-    scope: Scope,
+/// The caller of one MCP request: where its REST calls go and with which scope. A
+/// tool method takes it as an argument (rmcp extracts it from the request).
+pub struct Call {
+    /// Where the tool's REST calls go.
+    pub backend: Arc<dyn Backend>,
+    /// The key's scope.
+    pub scope: Scope,
     /// Permits for local scoring on a shared server, and the key asking (hosted only;
     /// `undertone mcp` scores on the agent's own machine).
-    scoring: Option<(Arc<Scoring>, String)>,
+    pub scoring: Option<(Arc<Scoring>, String)>,
 }
 
-/// The slots of `score_conversation` on a shared server: as many at once as there are
-/// cores, and at most half of them (at least one) for any one key, so one key cannot
-/// hold every slot.
-pub struct Scoring {
-    all: Arc<Semaphore>,
-    per_key: usize,
-    keys: std::sync::Mutex<std::collections::HashMap<String, Arc<Semaphore>>>,
-}
-
-/// Which limit refused a scoring slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Busy {
-    /// Every slot of the server is taken.
-    Server,
-    /// This key holds its share already.
-    Key,
-}
-
-impl Scoring {
-    /// `slots` at once in all, `per_key` of them for one key.
-    pub fn new(slots: usize, per_key: usize) -> Self {
-        Scoring {
-            all: Arc::new(Semaphore::new(slots.max(1))),
-            per_key: per_key.max(1),
-            keys: std::sync::Mutex::default(),
-        }
-    }
-
-    /// A slot for `key_id`, held until the permits are dropped.
-    pub fn try_acquire(
-        &self,
-        key_id: &str,
-    ) -> Result<(OwnedSemaphorePermit, OwnedSemaphorePermit), Busy> {
-        let mine = {
-            let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-            if keys.len() > 4096 {
-                // Forget keys that hold nothing, so the map stays small.
-                let idle = self.per_key;
-                keys.retain(|_, s| s.available_permits() < idle);
-            }
-            keys.entry(key_id.to_owned())
-                .or_insert_with(|| Arc::new(Semaphore::new(self.per_key)))
-                .clone()
-        };
-        let key = mine.try_acquire_owned().map_err(|_| Busy::Key)?;
-        let server = self
-            .all
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| Busy::Server)?;
-        Ok((key, server))
+impl FromContextPart<ToolCallContext<'_, Undertone>> for Call {
+    fn from_context_part(context: &mut ToolCallContext<'_, Undertone>) -> Result<Self, ErrorData> {
+        context.service.call(&context.request_context.extensions)
     }
 }
 
@@ -173,69 +132,6 @@ impl Undertone {
     }
 }
 
-fn text_result(value: &Value, is_error: bool) -> CallToolResult {
-    let content = vec![ContentBlock::text(value.to_string())];
-    if is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    }
-}
-
-async fn run_tool(
-    call: &Call,
-    spec: &tools::Spec,
-    args: &rmcp::model::JsonObject,
-) -> Result<Value, ToolError> {
-    if spec.access == Access::Write && call.scope == Scope::ReadOnly {
-        return Err(ToolError::new(
-            Code::Forbidden,
-            format!(
-                "{} changes stored data and this key is read-only: use a read-write key \
-                 (`undertone keys create --scope read-write`). Tools a read-only key can \
-                 call: {}",
-                spec.name,
-                tools::read_tool_names()
-            ),
-        ));
-    }
-    if spec.name == "score_conversation" {
-        let permit = match &call.scoring {
-            Some((scoring, key_id)) => match scoring.try_acquire(key_id) {
-                Ok(permits) => Some(permits),
-                Err(busy) => {
-                    let why = match busy {
-                        Busy::Server => "every scoring slot of this server is busy",
-                        Busy::Key => "this key already holds its share of the scoring slots",
-                    };
-                    return Err(ToolError::new(
-                        Code::ServiceUnavailable,
-                        format!(
-                            "{why}: retry in a second, or ingest_conversation to queue the work"
-                        ),
-                    )
-                    .retry_after(1));
-                }
-            },
-            None => None,
-        };
-        let args = args.clone();
-        return tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            tools::score_locally(&args)
-        })
-        .await
-        .unwrap_or_else(|e| {
-            tracing::error!(error = %e, "local scoring panicked");
-            Err(ToolError::new(
-                Code::InternalError,
-                "scoring failed; it has been logged",
-            ))
-        });
-    }
-    tools::call(spec, args, call.backend.as_ref()).await
-}
-
 /// `undertone://sessions/{session_id}` or
 /// `undertone://deployments/{deployment_id}/health-report`, decoded.
 enum ResourceUri {
@@ -261,6 +157,11 @@ fn parse_uri(uri: &str) -> Option<ResourceUri> {
     decode(id).map(ResourceUri::HealthReport)
 }
 
+// `list_tools` and `call_tool` are written out and `get_tool` comes from the router.
+// rmcp's router lists every tool sorted by name, where a key must see only the tools
+// its scope allows, in the documented order; and a read-only key's call of a write tool
+// must be a FORBIDDEN tool result naming the tools it may call, not a protocol error.
+#[tool_handler(router = tools::router())]
 impl ServerHandler for Undertone {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -280,11 +181,7 @@ impl ServerHandler for Undertone {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let call = self.call(&context.extensions)?;
-        let tools = TOOLS
-            .iter()
-            .filter(|t| t.access == Access::Read || call.scope == Scope::ReadWrite)
-            .map(tools::Spec::tool)
-            .collect();
+        let tools = tools::listed(call.scope == Scope::ReadWrite);
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -293,7 +190,8 @@ impl ServerHandler for Undertone {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(spec) = tools::find(&request.name) else {
+        let router = tools::router();
+        let Some(tool) = router.get(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!(
                     "no tool named {:?}; call tools/list for the tools this key can use",
@@ -302,13 +200,22 @@ impl ServerHandler for Undertone {
                 None,
             ));
         };
-        let call = self.call(&context.extensions)?;
-        let args = request.arguments.unwrap_or_default();
-        let result = match run_tool(&call, spec, &args).await {
-            Ok(value) => text_result(&value, false),
-            Err(e) => text_result(&e.envelope(), true),
-        };
-        Ok(result.into())
+        if !tools::reads_only(tool) && self.call(&context.extensions)?.scope == Scope::ReadOnly {
+            let refused = ToolError::new(
+                Code::Forbidden,
+                format!(
+                    "{} changes stored data and this key is read-only: use a read-write key \
+                     (`undertone keys create --scope read-write`). Tools a read-only key can \
+                     call: {}",
+                    tool.name,
+                    tools::read_tool_names()
+                ),
+            );
+            return Ok(CallToolResult::error(refused.into_contents()).into());
+        }
+        router
+            .call(ToolCallContext::new(self, request, context))
+            .await
     }
 
     async fn list_resource_templates(
@@ -346,10 +253,10 @@ impl ServerHandler for Undertone {
         let call = self.call(&context.extensions)?;
         let value = match parse_uri(&uri) {
             Some(ResourceUri::Session(id)) => {
-                tools::session_summary(call.backend.as_ref(), &id).await
+                rest::session_summary(call.backend.as_ref(), &id).await
             }
             Some(ResourceUri::HealthReport(id)) => {
-                tools::health_report(call.backend.as_ref(), &id, None).await
+                rest::health_report(call.backend.as_ref(), &id, None).await
             }
             None => {
                 return Err(ErrorData::resource_not_found(
@@ -455,24 +362,5 @@ mod tests {
         ));
         assert!(parse_uri("undertone://deployments//health-report").is_none());
         assert!(parse_uri("https://x/sessions/abc").is_none());
-    }
-}
-
-#[cfg(test)]
-mod scoring_slots {
-    use super::{Busy, Scoring};
-
-    #[test]
-    fn one_key_holds_at_most_its_share_and_the_server_at_most_all() {
-        let slots = Scoring::new(3, 2);
-        let a1 = slots.try_acquire("key_a").expect("first slot");
-        let a2 = slots.try_acquire("key_a").expect("second slot");
-        assert_eq!(slots.try_acquire("key_a").err(), Some(Busy::Key));
-        let b1 = slots.try_acquire("key_b").expect("another key's slot");
-        assert_eq!(slots.try_acquire("key_c").err(), Some(Busy::Server));
-        drop(a1);
-        let a3 = slots.try_acquire("key_a").expect("a slot freed");
-        drop((a2, a3, b1));
-        assert!(slots.try_acquire("key_c").is_ok());
     }
 }

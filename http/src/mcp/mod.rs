@@ -9,9 +9,17 @@
 //!
 //! Every tool call that reads or writes goes through the REST routes (in-process for
 //! `/mcp`), so validation, scopes, rate limits and errors are the REST API's own.
+//!
+//! A tool is declared once, as a method with rmcp's `#[tool]` in `tools.rs`: its name,
+//! description, annotations and input schema (the type of its arguments, `args.rs`)
+//! all come from there; `rest.rs` holds the REST proxy and the answers' shapes,
+//! `score.rs` the local scoring of `score_conversation`, `views.rs` the summaries.
 
+mod args;
 mod backend;
 mod handler;
+mod rest;
+mod score;
 mod tools;
 mod views;
 
@@ -109,7 +117,7 @@ pub enum StdioError {
 /// (`GET /api/v1/key`): a refused key ends it before any MCP traffic.
 pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError> {
     let remote = Remote::new(base_url, api_key).map_err(|e| StdioError::Usage(e.to_string()))?;
-    let key = tools::rest(&remote, Method::GET, "/key", None)
+    let key = rest::rest(&remote, Method::GET, "/key", None)
         .await
         .map_err(|e| {
             let code = e.0["code"].as_str().unwrap_or("");

@@ -101,6 +101,44 @@ pub struct Envelope<'a, T: Serialize> {
     pub data: &'a T,
 }
 
+/// The body of every webhook delivery (SPEC.md §2.7). Headers: `X-Undertone-Event`
+/// (the kind), `X-Undertone-Delivery` (the delivery id, the same on every retry),
+/// `X-Undertone-Signature: sha256=<hex HMAC-SHA256(secret, raw body)>`, and the
+/// Standard Webhooks `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`
+/// (docs/webhooks.md).
+#[derive(Debug, utoipa::ToSchema)]
+#[schema(as = WebhookEnvelope, example = json!({"id": "5b0e7c1a-2f3d-8e4b-9a6c-7d8e9f0a1b2c",
+    "event_type": "layer_z_threshold_crossed", "version": "webhooks-v1.0",
+    "created_at": "2026-11-21T09:31:00.161Z", "org_id": "org_3f6c1e0b9a7d4c2e",
+    "deployment_id": "acme-support-bot", "data": {"dimension": "frustration_buildup",
+        "score": 0.7495, "threshold": 0.55, "band": "broken",
+        "conversation_id": "9c1d2e3f-4a5b-8c6d-9e7f-0a1b2c3d4e5f", "conversation_external_id": "c-1",
+        "signal_id": "1a2b3c4d-5e6f-8a7b-8c9d-0e1f2a3b4c5d", "occurred_at": "2026-11-21T09:30:40Z",
+        "session_id": "0b8a3c1e-5f7d-4e1a-9c2b-6d4e8f0a1b2c", "event_index": 4,
+        "signal": "repeated_question", "evidence": []}}))]
+// [`Envelope`] is generic over its data and borrows every field: this is its shape as
+// the OpenAPI document shows it, field for field.
+#[allow(dead_code)] // documents the delivery body
+pub struct EnvelopeDoc {
+    /// Stable event id: the same event computed twice has the same id.
+    id: String,
+    /// The event kind (or `webhook.test`).
+    event_type: String,
+    /// `webhooks-v1.0`.
+    version: String,
+    /// When the event was created.
+    #[schema(format = DateTime)]
+    created_at: String,
+    /// The organisation.
+    org_id: String,
+    /// The deployment (`webhook-test` for test events).
+    deployment_id: String,
+    /// Per kind: ReadyData, CrossingData, AnomalyData, ReportData, OutcomeShiftData or
+    /// TestData.
+    #[schema(value_type = Object)]
+    data: serde_json::Value,
+}
+
 /// Serialises an envelope; the bytes are stored once and sent on every attempt.
 pub fn envelope_bytes<T: Serialize>(
     id: &str,
