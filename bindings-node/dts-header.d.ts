@@ -60,80 +60,20 @@ export interface VerifyOptions {
   now?: number | null
 }
 
-/** A risk band. */
-export type Band = 'healthy' | 'watch' | 'broken'
-
-/** One dimension's result. */
-export interface DimensionScore {
-  score: number
-  risk: number
-  band: Band
-  direction: 'higher_is_better' | 'higher_is_worse'
-  confidence: number
-  /** Trust calibration only. */
-  mode?: 'over_trust' | 'under_trust' | 'calibrated'
-  evidence: Array<Record<string, unknown>>
-}
-
-/** The six Layer Z dimensions. */
-export interface LayerZ<T = DimensionScore> {
-  trust_calibration: T
-  frustration_buildup: T
-  dependency_drift: T
-  silent_abandonment_risk: T
-  escalation_friction: T
-  comprehension_gap: T
-}
-
-/** One scored conversation. */
-export interface ConversationResult {
-  conversation_id: string
-  grouping: 'conversation_id' | 'metadata_conversation_id' | 'actor_context_gap'
-  human_actor_ids: string[]
-  started_at: string
-  ended_at: string
-  human_turn_count: number
-  ai_turn_count: number
-  resolved: boolean
-  resolution_source: 'metadata' | 'detected'
-  abandoned: boolean
-  layer_z: LayerZ
-  turns: Array<Record<string, unknown>>
-}
-
+// The result types are the OpenAPI components derived from undertone-core's own types.
+type Schemas = components['schemas']
+export type Band = Schemas['Band']
+export type DimensionScore = Schemas['DimensionScore']
+export type LayerZ = Schemas['LayerZ']
+export type ConversationResult = Schemas['ConversationResult']
 /** `{pipeline, intelligence}`: the full result (the REST `full_output`). */
-export interface FullOutput {
-  pipeline: 'support' | 'reviews'
-  intelligence: {
-    scorer_version: string
-    deployment_id: string
-    pipeline_source: 'requested' | 'detected'
-    archetype: string
-    environment: Record<string, unknown>
-    event_count: number
-    conversation_count: number
-    human_turn_count: number
-    layer_z: LayerZ
-    conversations: ConversationResult[]
-    without_human_turns: string[]
-    key_finding: string
-    falsifiable: boolean
-    prediction: string | null
-    recommendation: string
-    plain_summary: string
-    plain_recommendations: string[]
-  }
-}
-
+export type FullOutput = Schemas['FullOutput']
 /** The condensed view (`view: 'condensed'`); `session_id` is `null` when scored locally. */
-export interface CondensedOutput {
-  session_id: string | null
-  archetype: string
-  layer_z: LayerZ
-  key_finding: string
-  falsifiable: boolean
-  recommendation: string
-}
+export type CondensedOutput = Schemas['CondensedOutput']
+export type PeriodSummary = Schemas['PeriodSummary']
+export type DimensionDrift = Schemas['DimensionDrift']
+/** What `drift` returns. */
+export type DriftResult = Schemas['DriftResult']
 
 /** What `score` returns: the full result, or the condensed view. */
 export type ScoreOutput = FullOutput | CondensedOutput
@@ -177,46 +117,5 @@ export interface ImportResult {
   request: IngestRequest
   /** Every item left out, in input order. */
   skipped: SkippedItem[]
-}
-
-/** Counts of one drift period. */
-export interface PeriodSummary {
-  label: string
-  event_count: number
-  conversation_count: number
-  human_turn_count: number
-  resolved_rate: number | null
-}
-
-/** One dimension's before/after comparison. */
-export interface DimensionDrift {
-  before_n: number
-  after_n: number
-  before_median: number | null
-  after_median: number | null
-  shift: number | null
-  ci_low: number | null
-  ci_high: number | null
-  p_value: number | null
-  p_adjusted: number | null
-  effect_size: number | null
-  significant: boolean
-  verdict: string
-  method?: string
-}
-
-/** What `drift` returns. */
-export interface DriftResult {
-  scorer_version: string
-  question?: string
-  before: PeriodSummary
-  after: PeriodSummary
-  overall_drift: number
-  direction: 'improved' | 'regressed' | 'mixed' | 'stable'
-  plain_summary: string
-  plain_recommendations: string[]
-  key_findings: string[]
-  dimension_drifts: LayerZ<DimensionDrift>
-  outcome_shift: Record<string, unknown>
 }
 

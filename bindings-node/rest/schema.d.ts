@@ -371,7 +371,9 @@ export interface components {
              *     output. `role`/`speaker`, `conversation_id`, `resolved`, `release` and
              *     `model_version` are read (docs/input.md).
              */
-            metadata?: Record<string, never> | null;
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
             /** @description Groups the turns of one conversation. */
             conversation_id?: string | null;
         };

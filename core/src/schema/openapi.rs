@@ -8,7 +8,8 @@
 
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{
-    Array, ArrayBuilder, Object, ObjectBuilder, SchemaFormat, SchemaType, Type,
+    AdditionalProperties, Array, ArrayBuilder, Object, ObjectBuilder, SchemaFormat, SchemaType,
+    Type,
 };
 use utoipa::openapi::{Ref, RefOr, Schema};
 
@@ -94,6 +95,8 @@ pub(super) fn metadata() -> Object {
             limits::METADATA_MAX_BYTES / 1024,
             limits::METADATA_MAX_DEPTH
         )))
+        // Any keys and values: typed clients must accept every object.
+        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
         .build()
 }
 
