@@ -3,64 +3,19 @@
 
 import type { components } from './rest/schema'
 
-/**
- * An input: a request object `{deployment_id, events, pipeline?, webhook_url?}`, an
- * array of event objects, the bytes of a file (JSON, JSON array or JSON Lines), or a
- * file path (read by the addon; `.jsonl`/`.ndjson` names are read as JSON Lines).
- */
+/** A request object, an array of events, a file's bytes, or a file path (read by the addon); see docs/sdks.md. */
 export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | string
 
-/**
- * The error every function throws: `code` is stable, `details` lists every problem.
- * `VALIDATION_ERROR`: the input, an argument or an option broke a rule (an argument
- * of the wrong type too, at its name); `IO_ERROR`: a file could not be read.
- */
+/** What every function throws: `VALIDATION_ERROR` (an input, argument or option broke a rule) or `IO_ERROR` (docs/sdks.md). */
 export interface UndertoneError extends Error {
   code: 'VALIDATION_ERROR' | 'IO_ERROR' | (string & {})
   details: Array<{ path: string; message: string }>
 }
 
-/** Layout of file bytes: `auto` (default; `.jsonl` names and JSON Lines content), `json` or `jsonl`. */
-export type InputFormat = 'auto' | 'json' | 'jsonl'
+// Options come from core's option tables (options.d.ts); results are the OpenAPI components derived from core's types.
+import type { ScoreOptions, ValidateOptions, DriftOptions, ImportOptions, VerifyOptions } from './options'
+export type { ScoreOptions, ValidateOptions, DriftOptions, ImportOptions, VerifyOptions } from './options'
 
-/** Options of `score`; `deploymentId` names the deployment of a list of events. */
-export interface ScoreOptions {
-  deploymentId?: string | null
-  /** Overrides the request's `pipeline`. */
-  pipeline?: 'auto' | 'support' | 'reviews' | null
-  /** `full` (default) or `condensed`. */
-  view?: 'full' | 'condensed' | null
-  format?: InputFormat | null
-}
-
-/** Options of `validate`. */
-export interface ValidateOptions {
-  deploymentId?: string | null
-  format?: InputFormat | null
-}
-
-/** Options of `drift`; labels default to the file names, else `before` and `after`. */
-export interface DriftOptions {
-  question?: string | null
-  deploymentId?: string | null
-  beforeLabel?: string | null
-  afterLabel?: string | null
-  format?: InputFormat | null
-}
-
-/** Options of `importConversations`: the `mapping` format's document, and the request's deployment (default: the format's name). */
-export interface ImportOptions {
-  mapping?: string | Uint8Array | Record<string, unknown> | null
-  deploymentId?: string | null
-}
-
-/** Options of `verifySignature`: the allowed clock skew (default 300 s) and now (default: the clock), in seconds. */
-export interface VerifyOptions {
-  toleranceSecs?: number | null
-  now?: number | null
-}
-
-// The result types are the OpenAPI components derived from undertone-core's own types.
 type Schemas = components['schemas']
 export type Band = Schemas['Band']
 export type DimensionScore = Schemas['DimensionScore']
@@ -87,35 +42,24 @@ export declare function scoreAsync(input: Input, options: ScoreOptions & { view:
 /** `score` off the main thread: `{pipeline, intelligence}`. */
 export declare function scoreAsync(input: Input, options?: (ScoreOptions & { view?: 'full' | null }) | null): Promise<FullOutput>
 
-/** The validated request an input reads as. */
+/** The validated request an input reads as (`validate`). */
 export type IngestRequest = components['schemas']['IngestRequest']
 
 /** The formats `importConversations` reads (`mapping` needs `options.mapping`). */
 export type ImportFormat = 'chatgpt' | 'claude' | 'zendesk' | 'intercom' | 'slack' | 'mapping'
 
-/**
- * What `importConversations` reads: a path to a file, named by the path as given, or
- * to a folder (e.g. an unzipped Slack export), whose every file is read, named by its
- * path relative to the folder with `/` between parts, in name order (as `undertone
- * import` reads them); or one file's bytes, named `input`; or an object of file names
- * to contents (text or bytes), read in its order. The names are what errors and
- * `skipped[].at` use.
- */
+/** A path to a file or an export folder, one file's bytes, or an object of file names to contents (docs/connectors.md). */
 export type ImportFiles = string | Uint8Array | Record<string, string | Uint8Array>
 
 /** An item a connector left out: where (file and position), and why. */
 export interface SkippedItem {
-  /** E.g. `conversations.json[0].mapping.img`. */
   at: string
-  /** E.g. `no text (an image only)`. */
   reason: string
 }
 
 /** What `importConversations` returns: the request to score, and what was left out. */
 export interface ImportResult {
-  /** `{deployment_id, events}`: what `score` takes. */
   request: IngestRequest
-  /** Every item left out, in input order. */
   skipped: SkippedItem[]
 }
 

@@ -42,14 +42,7 @@ impl Failure {
     /// The JavaScript error to throw (or reject with).
     pub fn into_js(self, env: &Env) -> napi::Error {
         let (code, message, details) = match self {
-            Self::Core(e) => {
-                let details: Vec<Value> = e
-                    .violations()
-                    .iter()
-                    .map(|v| serde_json::json!({"path": v.path, "message": v.message}))
-                    .collect();
-                (e.code().as_str(), e.to_string(), details)
-            }
+            Self::Core(e) => (e.code().as_str(), e.to_string(), e.violations().to_vec()),
             Self::Files(e) => (IO_ERROR, e.to_string(), Vec::new()),
         };
         // The error keeps a reference to this very object, so `details` is thrown too.
@@ -60,37 +53,36 @@ impl Failure {
     }
 }
 
-/// What JavaScript calls a value's type in messages (`number`, `null`, `array`, …).
-pub fn type_name(value: Unknown<'_>) -> napi::Result<String> {
-    Ok(match value.get_type()? {
-        ValueType::Object if value.is_array()? => "array".to_owned(),
-        ValueType::Object if value.is_typedarray()? => "a typed array".to_owned(),
-        other => other.to_string().to_lowercase(),
-    })
+/// The `VALIDATION_ERROR` for `value` at `path`, which should be `expected`; the
+/// type is named as JavaScript does (`number`, `null`, `array`, …).
+pub fn wrong(env: &Env, path: &str, expected: &str, value: Unknown<'_>) -> napi::Error {
+    let got = match value.get_type() {
+        Ok(ValueType::Object) if value.is_array().unwrap_or(false) => "array".to_owned(),
+        Ok(ValueType::Object) if value.is_typedarray().unwrap_or(false) => "a typed array".into(),
+        Ok(other) => other.to_string().to_lowercase(),
+        Err(e) => return e,
+    };
+    Failure::from(wrong_type(path, expected, &got)).into_js(env)
 }
 
-/// The `VALIDATION_ERROR` for `value` at `path`, which should be `expected`.
-pub fn wrong(env: &Env, path: &str, expected: &str, value: Unknown<'_>) -> napi::Error {
-    match type_name(value) {
-        Ok(got) => Failure::from(wrong_type(path, expected, &got)).into_js(env),
-        Err(e) => e,
-    }
+/// The engine's own `JSON.<name>`.
+fn json<'e, A: napi::bindgen_prelude::JsValuesTupleIntoVec, R: FromNapiValue>(
+    env: &'e Env,
+    name: &str,
+) -> napi::Result<Function<'e, A, R>> {
+    let json: Object<'_> = env.get_global()?.get_named_property("JSON")?;
+    json.get_named_property(name)
 }
 
 /// `JSON.stringify(value)`; `None` when it has no JSON (`undefined`, a function).
 pub fn stringify(env: &Env, value: Unknown<'_>) -> napi::Result<Option<String>> {
-    let json: Object<'_> = env.get_global()?.get_named_property("JSON")?;
-    let f: Function<'_, Unknown<'_>, Option<String>> = json.get_named_property("stringify")?;
-    f.call(value)
+    json(env, "stringify")?.call(value)
 }
 
 /// Core's JSON result as a JavaScript value (through `JSON.parse`, keeping key order),
 /// or the failure as a JavaScript error.
 pub fn to_js(env: &Env, result: Result<String, Failure>) -> napi::Result<Unknown<'_>> {
-    let json = result.map_err(|f| f.into_js(env))?;
-    let global: Object<'_> = env.get_global()?.get_named_property("JSON")?;
-    let parse: Function<'_, String, Unknown<'_>> = global.get_named_property("parse")?;
-    parse.call(json)
+    json(env, "parse")?.call(result.map_err(|f| f.into_js(env))?)
 }
 
 /// An options object as JSON for core (`undefined`, `null`: none given).

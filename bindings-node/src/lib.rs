@@ -13,6 +13,9 @@ use serde_json::Value;
 use undertone_core::connectors::File;
 use undertone_core::sdk::host::{self, Naming};
 
+/// Options and error paths are spelt the JavaScript way (`deploymentId`).
+const JS: Naming = Naming::Camel;
+
 use convert::{Failure, Input, JsInput, contents, to_js, wrong};
 
 /// A call run on the libuv thread pool, resolving to core's JSON result.
@@ -34,11 +37,7 @@ impl<'env> ScopedTask<'env> for Job {
 fn score_job(input: Input, options: Value) -> Job {
     Job(Box::new(move || {
         let bytes = input.load()?;
-        Ok(host::score(
-            input.source(&bytes),
-            options.clone(),
-            Naming::Camel,
-        )?)
+        Ok(host::score(input.source(&bytes), options.clone(), JS)?)
     }))
 }
 
@@ -81,21 +80,17 @@ pub fn validate<'env>(
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Unknown<'env>> {
     let (input, options) = (Input::from_js(env, input)?, convert::options(env, options)?);
-    let result = input.load().and_then(|bytes| {
-        Ok(host::validate(
-            input.source(&bytes),
-            options,
-            Naming::Camel,
-        )?)
-    });
-    to_js(env, result)
+    let result = input
+        .load()
+        .map(|b| host::validate(input.source(&b), options, JS));
+    to_js(env, result.and_then(|r| Ok(r?)))
 }
 
 fn drift_job(before: Input, after: Input, options: Value) -> Job {
     Job(Box::new(move || {
         let (b, a) = (before.load()?, after.load()?);
         let (b, a) = (before.source(&b), after.source(&a));
-        Ok(host::drift(b, a, options.clone(), Naming::Camel)?)
+        Ok(host::drift(b, a, options.clone(), JS)?)
     }))
 }
 
@@ -127,11 +122,8 @@ pub fn drift_async(
     options: Option<Unknown<'_>>,
 ) -> napi::Result<AsyncTask<Job>> {
     let (b, a) = (Input::from_js(env, before)?, Input::from_js(env, after)?);
-    Ok(AsyncTask::new(drift_job(
-        b,
-        a,
-        convert::options(env, options)?,
-    )))
+    let options = convert::options(env, options)?;
+    Ok(AsyncTask::new(drift_job(b, a, options)))
 }
 
 /// `files` as (name, contents): a path's files (`undertone_files::read_tree`), bytes
@@ -143,14 +135,8 @@ fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8
         let names = Object::keys(&object)?;
         let read = |name: String| -> napi::Result<(String, Vec<u8>)> {
             let value: Unknown<'_> = object.get_named_property(&name)?;
-            let bytes = contents(value).ok_or_else(|| {
-                wrong(
-                    env,
-                    &format!("files.{name}"),
-                    "a string or a Uint8Array",
-                    value,
-                )
-            })?;
+            let (at, expected) = (format!("files.{name}"), "a string or a Uint8Array");
+            let bytes = contents(value).ok_or_else(|| wrong(env, &at, expected, value))?;
             Ok((name, bytes))
         };
         return names.into_iter().map(read).collect();
@@ -187,7 +173,7 @@ pub fn import_conversations<'env>(
         .iter()
         .map(|(name, bytes)| File { name, bytes })
         .collect();
-    let result = host::import(&format, &files, mapping.as_deref(), rest, Naming::Camel);
+    let result = host::import(&format, &files, mapping.as_deref(), rest, JS);
     to_js(env, result.map_err(Failure::from))
 }
 
@@ -236,10 +222,8 @@ pub fn verify_signature(
     // them) is one pair per value; `undefined` and `null` are no header.
     let mut pairs = Vec::new();
     for name in Object::keys(&headers)? {
-        match headers
-            .get::<Option<Either<String, Vec<String>>>>(&name)?
-            .flatten()
-        {
+        let value: Option<Either<String, Vec<String>>> = headers.get(&name)?.flatten();
+        match value {
             Some(Either::A(value)) => pairs.push((name, value)),
             Some(Either::B(values)) => pairs.extend(values.into_iter().map(|v| (name.clone(), v))),
             None => {}
@@ -250,6 +234,6 @@ pub fn verify_signature(
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
     let options = convert::options(env, options)?;
-    host::verify(&secret, body, pairs, options, Naming::Camel, clock)
+    host::verify(&secret, body, pairs, options, JS, clock)
         .map_err(|e| Failure::from(e).into_js(env))
 }

@@ -12,9 +12,10 @@ use wasm_bindgen::prelude::*;
 
 use convert::{from_json, throw};
 
-// The option and result types the `unchecked_*_type` attributes below name.
+// The option types (generated from core's option tables by `scripts/regenerate`) and
+// the other types the `unchecked_*_type` attributes below name.
 #[wasm_bindgen(typescript_custom_section)]
-const TYPES: &str = include_str!("types.d.ts");
+const TYPES: &str = concat!(include_str!("options.d.ts"), include_str!("types.d.ts"));
 
 /// Scores every human turn of `input`: what `undertone score` prints, as an object.
 #[wasm_bindgen(unchecked_return_type = "FullScore | CondensedScore")]

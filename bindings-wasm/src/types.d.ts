@@ -15,42 +15,10 @@ export type InputFormat = "auto" | "json" | "jsonl";
 /** Which analysis pipeline to use; `auto` picks one from the shape of the events. */
 export type Pipeline = "auto" | "support" | "reviews";
 
-/** Options of `score`: `deploymentId` names the deployment of a list of events. */
-export interface ScoreOptions {
-  deploymentId?: string;
-  /** Overrides the request's `pipeline`. */
-  pipeline?: Pipeline;
-  view?: "full" | "condensed";
-  format?: InputFormat;
-}
-/** Options of `validate`. */
-export interface ValidateOptions {
-  deploymentId?: string;
-  format?: InputFormat;
-}
-/** Options of `drift`; labels default to `before` and `after`. */
-export interface DriftOptions {
-  question?: string;
-  deploymentId?: string;
-  beforeLabel?: string;
-  afterLabel?: string;
-  format?: InputFormat;
-}
-/** Options of `verifySignature`: allowed clock skew (default 300) and now, in seconds. */
-export interface VerifyOptions {
-  toleranceSecs?: number;
-  now?: number;
-}
-
 /** The formats `importConversations` reads (`mapping` needs `options.mapping`). */
 export type ImportFormat = "chatgpt" | "claude" | "zendesk" | "intercom" | "slack" | "mapping";
 /** One file's contents (named `input`), or an object of file names to contents. */
 export type ImportFiles = string | Uint8Array | Record<string, string | Uint8Array>;
-/** Options of `importConversations`: the mapping document and the request's deployment. */
-export interface ImportOptions {
-  mapping?: Record<string, unknown> | string | Uint8Array;
-  deploymentId?: string;
-}
 /** An item a connector left out: where (file and position), and why. */
 export interface SkippedItem {
   at: string;

@@ -79,11 +79,55 @@ pub enum Kind {
     Document,
 }
 
+/// One option: its field name, JSON type, TypeScript type and what it means.
+#[derive(Debug, Clone, Copy)]
+pub struct Field {
+    /// The field, as Python spells it.
+    pub name: &'static str,
+    /// The JSON type it takes.
+    pub kind: Kind,
+    /// Its TypeScript type (the language bindings' declarations are written from it).
+    pub typescript: &'static str,
+    /// One line for its documentation.
+    pub doc: &'static str,
+}
+
+const fn field(
+    name: &'static str,
+    kind: Kind,
+    typescript: &'static str,
+    doc: &'static str,
+) -> Field {
+    Field {
+        name,
+        kind,
+        typescript,
+        doc,
+    }
+}
+
+const DEPLOYMENT: Field = field(
+    "deployment_id",
+    Kind::Text,
+    "string",
+    "The deployment of a list of events (required for one); a request's own must equal it.",
+);
+const FORMAT: Field = field(
+    "format",
+    Kind::Text,
+    "'auto' | 'json' | 'jsonl'",
+    "Layout of text or bytes: `auto` (default: JSON Lines by name or content), `json` or `jsonl`.",
+);
+
 /// A call's options: deserialised from the host value after [`read`] has checked
 /// every key and type against [`Options::FIELDS`].
 pub trait Options: DeserializeOwned + Default {
-    /// Each field and the JSON type it takes.
-    const FIELDS: &'static [(&'static str, Kind)];
+    /// The options' TypeScript interface name, e.g. `ScoreOptions`.
+    const NAME: &'static str;
+    /// The JavaScript function they belong to, e.g. `score`.
+    const CALL: &'static str;
+    /// Every option.
+    const FIELDS: &'static [Field];
 }
 
 /// The `VALIDATION_ERROR` for an argument or option of the wrong type, e.g.
@@ -107,11 +151,9 @@ pub fn read<T: Options>(value: Value, naming: Naming) -> Result<T> {
     let mut violations = Vec::new();
     for (key, value) in map {
         let field = naming.field(&key);
-        let known = T::FIELDS
-            .iter()
-            .find(|(name, _)| Some(*name) == field.as_deref());
-        let (Some(field), Some(&(_, kind))) = (field, known) else {
-            let known: Vec<String> = T::FIELDS.iter().map(|(n, _)| naming.spell(n)).collect();
+        let known = T::FIELDS.iter().find(|f| Some(f.name) == field.as_deref());
+        let (Some(field), Some(&Field { kind, .. })) = (field, known) else {
+            let known: Vec<String> = T::FIELDS.iter().map(|f| naming.spell(f.name)).collect();
             let message = format!(
                 "is not an option here; expected one of {}",
                 known.join(", ")
@@ -179,11 +221,23 @@ pub struct ScoreArgs {
 }
 
 impl Options for ScoreArgs {
-    const FIELDS: &'static [(&'static str, Kind)] = &[
-        ("deployment_id", Kind::Text),
-        ("pipeline", Kind::Text),
-        ("view", Kind::Text),
-        ("format", Kind::Text),
+    const NAME: &'static str = "ScoreOptions";
+    const CALL: &'static str = "score";
+    const FIELDS: &'static [Field] = &[
+        DEPLOYMENT,
+        field(
+            "pipeline",
+            Kind::Text,
+            "'auto' | 'support' | 'reviews'",
+            "Overrides the request's `pipeline`.",
+        ),
+        field(
+            "view",
+            Kind::Text,
+            "'full' | 'condensed'",
+            "`full` (default): every conversation and turn; `condensed`: the summary.",
+        ),
+        FORMAT,
     ];
 }
 
@@ -197,8 +251,9 @@ pub struct ValidateArgs {
 }
 
 impl Options for ValidateArgs {
-    const FIELDS: &'static [(&'static str, Kind)] =
-        &[("deployment_id", Kind::Text), ("format", Kind::Text)];
+    const NAME: &'static str = "ValidateOptions";
+    const CALL: &'static str = "validate";
+    const FIELDS: &'static [Field] = &[DEPLOYMENT, FORMAT];
 }
 
 /// Options of [`drift`].
@@ -217,12 +272,34 @@ pub struct DriftArgs {
 }
 
 impl Options for DriftArgs {
-    const FIELDS: &'static [(&'static str, Kind)] = &[
-        ("question", Kind::Text),
-        ("deployment_id", Kind::Text),
-        ("before_label", Kind::Text),
-        ("after_label", Kind::Text),
-        ("format", Kind::Text),
+    const NAME: &'static str = "DriftOptions";
+    const CALL: &'static str = "drift";
+    const FIELDS: &'static [Field] = &[
+        field(
+            "question",
+            Kind::Text,
+            "string",
+            "The question the analysis should address first.",
+        ),
+        field(
+            "deployment_id",
+            Kind::Text,
+            "string",
+            "The deployment of both periods; default: the before period's.",
+        ),
+        field(
+            "before_label",
+            Kind::Text,
+            "string",
+            "Name of the before period; default: its file name, or `before`.",
+        ),
+        field(
+            "after_label",
+            Kind::Text,
+            "string",
+            "Name of the after period; default: its file name, or `after`.",
+        ),
+        FORMAT,
     ];
 }
 
@@ -237,8 +314,22 @@ pub struct ImportArgs {
 }
 
 impl Options for ImportArgs {
-    const FIELDS: &'static [(&'static str, Kind)] =
-        &[("deployment_id", Kind::Text), ("mapping", Kind::Document)];
+    const NAME: &'static str = "ImportOptions";
+    const CALL: &'static str = "importConversations";
+    const FIELDS: &'static [Field] = &[
+        field(
+            "deployment_id",
+            Kind::Text,
+            "string",
+            "The request's `deployment_id`; default: the format's name.",
+        ),
+        field(
+            "mapping",
+            Kind::Document,
+            "Record<string, unknown> | string | Uint8Array",
+            "The `mapping` format's document (refused with every other format).",
+        ),
+    ];
 }
 
 /// Options of [`verify`].
@@ -251,8 +342,50 @@ pub struct VerifyArgs {
 }
 
 impl Options for VerifyArgs {
-    const FIELDS: &'static [(&'static str, Kind)] =
-        &[("tolerance_secs", Kind::Integer), ("now", Kind::Integer)];
+    const NAME: &'static str = "VerifyOptions";
+    const CALL: &'static str = "verifySignature";
+    const FIELDS: &'static [Field] = &[
+        field(
+            "tolerance_secs",
+            Kind::Integer,
+            "number",
+            "How far `webhook-timestamp` may be from now, in seconds; default 300.",
+        ),
+        field(
+            "now",
+            Kind::Integer,
+            "number",
+            "Now, in unix seconds; default: the clock.",
+        ),
+    ];
+}
+
+/// The TypeScript declarations of every call's options, as JavaScript spells them
+/// (`null` and absent both mean "not given"): what the Node and wasm packages declare.
+pub fn typescript() -> String {
+    fn interface<T: Options>(out: &mut String) {
+        out.push_str(&format!(
+            "\n/** Options of `{}`. */\nexport interface {} {{\n",
+            T::CALL,
+            T::NAME
+        ));
+        for f in T::FIELDS {
+            let name = Naming::Camel.spell(f.name);
+            out.push_str(&format!(
+                "  /** {} */\n  {name}?: {} | null\n",
+                f.doc, f.typescript
+            ));
+        }
+        out.push_str("}\n");
+    }
+    let mut out =
+        String::from("// Generated from undertone-core's option tables (core/src/sdk/host.rs).\n");
+    interface::<ScoreArgs>(&mut out);
+    interface::<ValidateArgs>(&mut out);
+    interface::<DriftArgs>(&mut out);
+    interface::<ImportArgs>(&mut out);
+    interface::<VerifyArgs>(&mut out);
+    out
 }
 
 fn format(value: Option<&str>, naming: Naming) -> Result<InputFormat> {
