@@ -47,6 +47,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ingest sessions.
+         * @description The caller's organisation's ingest sessions, newest first, a page at a time.
+         */
+        get: operations["list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{session_id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's conversations with their text.
+         * @description Each conversation as Undertone assembled it from the request: its turns in order,
+         *     each with its role (`human` or `ai`), actor, time, text and metadata. Available
+         *     while the request is kept (`--retain-days`).
+         */
+        get: operations["transcript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/drift": {
         parameters: {
             query?: never;
@@ -1356,11 +1398,46 @@ export interface components {
          * @enum {string}
          */
         ScoredPipeline: "support" | "reviews";
+        /** @description A page of sessions. */
+        SessionPage: {
+            /** @description Newest first. */
+            data: components["schemas"]["SessionSummary"][];
+            /** @description Pass as `cursor` for the next page (the last session's id); null on the last page. */
+            next_cursor?: string | null;
+        };
         /**
          * @description Where a session is (DESIGN.md §5).
          * @enum {string}
          */
         SessionStatus: "received" | "processing" | "complete" | "failed";
+        /**
+         * @description One listed session: where it is and what it holds; the result is read with
+         *     `GET /intelligence/{session_id}`.
+         */
+        SessionSummary: {
+            /**
+             * Format: uuid
+             * @description The session.
+             */
+            session_id: string;
+            /** @description `received` → `processing` → `complete` | `failed`. */
+            status: components["schemas"]["SessionStatus"];
+            /** @description The deployment the events came from. */
+            deployment_id?: string | null;
+            /**
+             * Format: int64
+             * @description Events in the request.
+             */
+            event_count: number;
+            /** @description Detected deployment archetype, once complete. */
+            environment_type?: string | null;
+            /** @description When the session was accepted (RFC 3339, UTC). */
+            created_at: string;
+            /** @description When scoring finished. */
+            completed_at?: string | null;
+            /** @description Why processing failed. */
+            error?: string | null;
+        };
         /**
          * @description A session (SPEC.md §2.3). Result fields are `null` until `status` is `complete`.
          * @example {
@@ -1714,6 +1791,126 @@ export interface operations {
                 };
             };
             /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate-limit window is full */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list: {
+        parameters: {
+            query?: {
+                /** @description Sessions per page: 1 to 100 (default 20) */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (a session id) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionPage"];
+                };
+            };
+            /** @description Invalid limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate-limit window is full */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    transcript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id from ingest */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{deployment_id, conversations: [{conversation_id, turns: [...]}]}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such session, or its request is no longer kept */
             404: {
                 headers: {
                     [name: string]: unknown;

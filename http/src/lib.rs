@@ -2,6 +2,7 @@
 //! authentication, rate limits, storage, job queue) and the `undertone` command line.
 
 pub mod api;
+pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod keys;

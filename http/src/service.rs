@@ -1,5 +1,6 @@
-//! The whole service as one router: the REST API under `/api/v1` and the MCP endpoint
-//! at `/mcp`, behind the admission budgets and the body timeout.
+//! The whole service as one router: the REST API under `/api/v1`, the MCP endpoint
+//! at `/mcp` and the web app at `/app`, behind the admission budgets and the body
+//! timeout.
 
 use axum::Router;
 use axum::middleware;
@@ -20,6 +21,7 @@ pub fn app(state: AppState) -> Router {
         .merge(
             crate::mcp::router(state.clone(), rest).layer(CatchPanicLayer::custom(panic_response)),
         )
+        .merge(crate::app::router())
         .layer(RequestBodyTimeoutLayer::new(body_timeout))
         .layer(middleware::from_fn_with_state(state, admit))
 }

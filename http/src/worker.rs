@@ -262,14 +262,7 @@ async fn ingest_effects(
 
 /// Parses a stored ingest body, or the failure to report.
 fn parse_ingest(body: &[u8]) -> Result<IngestRequest, Outcome> {
-    // The body passed the server's checks at ingest; the webhook URL rule does not
-    // matter for scoring, so a server restarted with other settings still scores what
-    // it acknowledged.
-    let options = validate::Options {
-        allow_private_webhooks: true,
-        unlimited: false,
-    };
-    validate::ingest_request_bytes(body, &options)
+    validate::ingest_request_bytes(body, &validate::Options::STORED)
         .map_err(|e| Outcome::Failed(format!("the stored request is invalid: {e}")))
 }
 

@@ -1,4 +1,6 @@
-//! `GET /intelligence/{session_id}`: a session, full or condensed.
+//! `GET /intelligence/{session_id}`: a session, full or condensed; `GET /sessions`: the
+//! organisation's ingest sessions; `GET /sessions/{session_id}/transcript`: a session's
+//! conversations as scored, with their text (what the app draws).
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -15,7 +17,10 @@ use super::{AppState, Caller};
 use crate::store::{SessionKind, SessionRecord, SessionStatus, StoreError};
 
 pub(super) fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(intelligence))
+    OpenApiRouter::new()
+        .routes(routes!(intelligence))
+        .routes(routes!(list))
+        .routes(routes!(transcript))
 }
 
 /// A session (SPEC.md §2.3). Result fields are `null` until `status` is `complete`.
@@ -231,4 +236,139 @@ fn condensed_view(s: &SessionRecord) -> Result<CondensedView, ApiError> {
 /// RFC 3339 in UTC with milliseconds.
 pub(super) fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Sessions per page by default, and at most.
+const PAGE_DEFAULT: u32 = 20;
+const PAGE_MAX: u32 = 100;
+
+/// One listed session: where it is and what it holds; the result is read with
+/// `GET /intelligence/{session_id}`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionSummary {
+    /// The session.
+    #[schema(format = Uuid)]
+    pub session_id: String,
+    /// `received` → `processing` → `complete` | `failed`.
+    pub status: SessionStatus,
+    /// The deployment the events came from.
+    pub deployment_id: Option<String>,
+    /// Events in the request.
+    pub event_count: u64,
+    /// Detected deployment archetype, once complete.
+    pub environment_type: Option<String>,
+    /// When the session was accepted (RFC 3339, UTC).
+    pub created_at: String,
+    /// When scoring finished.
+    pub completed_at: Option<String>,
+    /// Why processing failed.
+    pub error: Option<String>,
+}
+
+/// A page of sessions.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SessionPage {
+    /// Newest first.
+    pub data: Vec<SessionSummary>,
+    /// Pass as `cursor` for the next page (the last session's id); null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// Paging of `GET /sessions`.
+#[derive(Debug, Deserialize)]
+pub struct PageQuery {
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+/// List ingest sessions.
+///
+/// The caller's organisation's ingest sessions, newest first, a page at a time.
+#[utoipa::path(get, path = "/sessions", tag = "sessions",
+    params(
+        ("limit" = Option<u32>, Query, description = "Sessions per page: 1 to 100 (default 20)", minimum = 1, maximum = 100),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page (a session id)", format = Uuid),
+    ),
+    responses(
+        (status = 200, description = "A page of sessions", body = SessionPage),
+        (status = 400, description = "Invalid limit or cursor", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn list(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    QueryParams(page): QueryParams<PageQuery>,
+) -> Result<Json<SessionPage>, ApiError> {
+    let limit = page.limit.unwrap_or(PAGE_DEFAULT);
+    if !(1..=PAGE_MAX).contains(&limit) {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!("limit: must be from 1 to {PAGE_MAX}, got {limit}"),
+        ));
+    }
+    if let Some(c) = &page.cursor
+        && uuid::Uuid::parse_str(c).is_err()
+    {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            "cursor: must be the `next_cursor` of a previous page (a session id)",
+        ));
+    }
+    let mut rows = state
+        .store
+        .list_sessions(&caller.key.org_id, limit + 1, page.cursor.as_deref())
+        .await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next_cursor = more.then(|| rows.last().map(|s| s.id.clone())).flatten();
+    let data = rows
+        .into_iter()
+        .map(|s| SessionSummary {
+            session_id: s.id,
+            status: s.status,
+            deployment_id: s.deployment_id,
+            event_count: s.event_count as u64,
+            environment_type: s.environment_type,
+            created_at: time(&s.created_at),
+            completed_at: s.completed_at.as_ref().map(time),
+            error: s.error,
+        })
+        .collect();
+    Ok(Json(SessionPage { data, next_cursor }))
+}
+
+/// A session's conversations with their text.
+///
+/// Each conversation as Undertone assembled it from the request: its turns in order,
+/// each with its role (`human` or `ai`), actor, time, text and metadata. Available
+/// while the request is kept (`--retain-days`).
+#[utoipa::path(get, path = "/sessions/{session_id}/transcript", tag = "sessions",
+    params(("session_id" = String, Path, description = "Session id from ingest")),
+    responses(
+        (status = 200, description = "`{deployment_id, conversations: [{conversation_id, turns: [...]}]}`", body = Object),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 404, description = "No such session, or its request is no longer kept", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn transcript(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(session_id): PathParam<String>,
+) -> Result<Response, ApiError> {
+    let s = load(&state, &caller, &session_id, SessionKind::Ingest).await?;
+    let body = state
+        .store
+        .session_input(&s.id, &caller.key.org_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("session transcript"))?;
+    let options = undertone_core::validate::Options::STORED;
+    let request = undertone_core::validate::ingest_request_bytes(&body, &options)
+        .map_err(ApiError::internal)?;
+    let assembly = undertone_core::assemble(&request.events, Some(&request.deployment_id));
+    Ok(Json(assembly).into_response())
 }

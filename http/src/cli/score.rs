@@ -29,7 +29,8 @@ pub struct ScoreArgs {
     /// Which result to print: the whole `full_output`, or the condensed view.
     #[arg(long, value_enum, default_value_t = View::Full)]
     view: View,
-    /// Output: JSON, or a table with one row per human turn for reading in a terminal.
+    /// Output: JSON, a table with one row per human turn for reading in a terminal, or
+    /// an HTML report (one file, no network) to open in a browser.
     #[arg(long, value_enum, default_value_t = Output::Json)]
     format: Output,
     /// Input layout.
@@ -71,6 +72,8 @@ enum Output {
     Json,
     /// A table for a person reading in a terminal.
     Table,
+    /// One self-contained HTML page (the app's session page) that opens offline.
+    Html,
 }
 
 /// Runs `undertone score`; returns the exit status.
@@ -129,6 +132,7 @@ pub fn run(args: &ScoreArgs) -> u8 {
     });
     match args.format {
         Output::Table => emit(&table::render(&result, args.view == View::Condensed)),
+        Output::Html => emit(&crate::app::report::html(&request, &result)),
         // What `sdk::score_json`, and so every binding, returns.
         Output::Json => emit(&sdk::render_score(&result, options.view)),
     }

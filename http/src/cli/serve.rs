@@ -172,7 +172,8 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
         println!(
             "Created a read-write API key ({}). It is shown only this once; keep it:\n\n  \
              {key}\n\nIts webhook delivery secret (signs deliveries to an ingest's \
-             webhook_url):\n\n  {}\n\nTry it:\n\n  curl -s http://{addr}/api/v1/ingest \\\n    \
+             webhook_url):\n\n  {}\n\nOpen the app at http://{addr}/app and sign in with the key, or try \
+             it:\n\n  curl -s http://{addr}/api/v1/ingest \\\n    \
              -H 'Authorization: Bearer {key}' \\\n    \
              -H 'Content-Type: application/json' \\\n    \
              --data @examples/support-refund-goes-wrong.json\n",
@@ -239,7 +240,10 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
         }
         None => None,
     };
-    println!("undertone: listening on http://{addr} ({workers} workers, database {url})");
+    println!(
+        "undertone: listening on http://{addr} ({workers} workers, database {url}); \
+         the app is at http://{addr}/app"
+    );
     tracing::info!(%addr, workers, database = %url, "listening");
     crate::transport::serve(
         listener,

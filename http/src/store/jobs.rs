@@ -246,6 +246,29 @@ fn unpack(packed: &[u8]) -> StoreResult<String> {
     String::from_utf8(bytes).map_err(|e| StoreError::Corrupt(format!("compressed result: {e}")))
 }
 
+/// A listed session: the columns of [`Store::list_sessions`], results left out.
+fn summary_from_row(row: &Row) -> StoreResult<SessionRecord> {
+    let event_count = row.i64("event_count")?;
+    Ok(SessionRecord {
+        id: row.str("id")?,
+        kind: SessionKind::parse(&row.str("kind")?)?,
+        deployment_id: row.opt_str("deployment_id")?,
+        event_count: usize::try_from(event_count)
+            .map_err(|_| StoreError::Corrupt(format!("event count {event_count}")))?,
+        status: SessionStatus::parse(&row.str("status")?)?,
+        labels: None,
+        created_at: row.time("created_at")?,
+        completed_at: row.opt_time("completed_at")?,
+        error: row.opt_str("error")?,
+        environment_type: row.opt_str("environment_type")?,
+        plain_summary: None,
+        plain_recommendations: None,
+        condensed: None,
+        full_output: None,
+        completions: 0,
+    })
+}
+
 fn session_from_row(row: &Row) -> StoreResult<SessionRecord> {
     let event_count = row.i64("event_count")?;
     Ok(SessionRecord {
@@ -412,6 +435,54 @@ impl Store {
         tx.notify(Channel::Jobs).await?;
         tx.commit().await?;
         Ok(Enqueued::Accepted(quota))
+    }
+
+    /// Ingest sessions of `org_id`, newest first: at most `limit`, and only those after
+    /// (older than) the session `before` when given. Results are not read.
+    pub async fn list_sessions(
+        &self,
+        org_id: &str,
+        limit: u32,
+        before: Option<&str>,
+    ) -> StoreResult<Vec<SessionRecord>> {
+        // Newest first; `before` is a session of the same organisation.
+        let q = match before {
+            None => query(
+                "SELECT id, kind, deployment_id, event_count, status, created_at, completed_at, \
+                 error, environment_type FROM sessions \
+                 WHERE org_id = $1 AND kind = 'ingest' ORDER BY created_at DESC, id DESC LIMIT $2",
+            ),
+            Some(_) => query(
+                "SELECT s.id, s.kind, s.deployment_id, s.event_count, s.status, s.created_at, \
+                 s.completed_at, s.error, s.environment_type FROM sessions s \
+                 JOIN sessions b ON b.id = $3 AND b.org_id = $1 \
+                 WHERE s.org_id = $1 AND s.kind = 'ingest' AND (s.created_at < b.created_at \
+                 OR (s.created_at = b.created_at AND s.id < b.id)) \
+                 ORDER BY s.created_at DESC, s.id DESC LIMIT $2",
+            ),
+        };
+        let mut q = q.bind(org_id).bind(i64::from(limit));
+        if let Some(id) = before {
+            q = q.bind(id);
+        }
+        let rows = self.pool.fetch_all(q).await?;
+        rows.iter().map(summary_from_row).collect()
+    }
+
+    /// The stored request of a session of `org_id`, while retention keeps it.
+    pub async fn session_input(&self, id: &str, org_id: &str) -> StoreResult<Option<Vec<u8>>> {
+        let row = self
+            .pool
+            .fetch_optional(
+                query(
+                    "SELECT i.body FROM session_inputs i JOIN sessions s ON s.id = i.session_id \
+                     WHERE s.id = $1 AND s.org_id = $2",
+                )
+                .bind(id)
+                .bind(org_id),
+            )
+            .await?;
+        row.map(|r| r.bytes("body")).transpose()
     }
 
     /// A session of `org_id`.

@@ -11,6 +11,7 @@ mod drift;
 mod errors;
 mod ingest;
 mod limits;
+mod listing;
 mod mcp;
 mod meta;
 mod queue;

@@ -67,12 +67,15 @@ from .report_view import ReportView
 from .report_view_report import ReportViewReport
 from .resolution_source import ResolutionSource
 from .scored_pipeline import ScoredPipeline
+from .session_page import SessionPage
 from .session_status import SessionStatus
+from .session_summary import SessionSummary
 from .session_view import SessionView
 from .session_view_full_output_type_0 import SessionViewFullOutputType0
 from .summarised import Summarised
 from .test_data import TestData
 from .test_queued import TestQueued
+from .transcript_response_200 import TranscriptResponse200
 from .trust_mode import TrustMode
 from .turn_result import TurnResult
 from .verdict import Verdict
@@ -151,12 +154,15 @@ __all__ = (
     "ReportViewReport",
     "ResolutionSource",
     "ScoredPipeline",
+    "SessionPage",
     "SessionStatus",
+    "SessionSummary",
     "SessionView",
     "SessionViewFullOutputType0",
     "Summarised",
     "TestData",
     "TestQueued",
+    "TranscriptResponse200",
     "TrustMode",
     "TurnResult",
     "Verdict",

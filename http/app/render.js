@@ -1,0 +1,186 @@
+// Undertone's renderers, shared by the app (/app) and the offline report: they turn
+// scored results into DOM nodes. Every piece of caller text is set as text (never as
+// HTML), so conversation content, ids and metadata cannot inject markup.
+"use strict";
+(function (global) {
+  const SVG = "http://www.w3.org/2000/svg";
+
+  /** An element with attributes and children (strings become text nodes). */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v !== undefined && v !== null && v !== false) node.setAttribute(k, String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
+    for (const c of children) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    return node;
+  }
+
+  const DIMENSIONS = [
+    ["trust_calibration", "Trust calibration"],
+    ["frustration_buildup", "Frustration"],
+    ["dependency_drift", "Dependency drift"],
+    ["silent_abandonment_risk", "Abandonment risk"],
+    ["escalation_friction", "Escalation friction"],
+    ["comprehension_gap", "Comprehension gap"],
+  ];
+
+  /** A band as text and colour: the name is always written out. */
+  function band(name) {
+    return el("span", { class: `band ${name}` }, name);
+  }
+
+  function number(x, digits = 2) {
+    return typeof x === "number" ? x.toFixed(digits) : "–";
+  }
+
+  /** The six dimensions as a table: score, band, confidence. */
+  function layerTable(layer) {
+    const rows = DIMENSIONS.map(([key, label]) => {
+      const d = layer[key];
+      return el("tr", {}, el("th", { scope: "row" }, label), el("td", {}, number(d.score)),
+        el("td", {}, band(d.band)), el("td", {}, number(d.confidence)));
+    });
+    return el("div", { class: "table-wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Dimension"), el("th", { scope: "col" }, "Score"),
+        el("th", { scope: "col" }, "Band"), el("th", { scope: "col" }, "Confidence"))),
+      el("tbody", {}, rows)));
+  }
+
+  /**
+   * A line chart of `series` ([{name, className, values}]) over x = 0..n-1, values in
+   * [0, 1], with the band zones behind (`bands`: {healthy_max, watch_max}, on risk).
+   * Each point is a circle with a <title>, so the values can be read without colour.
+   */
+  function lineChart(series, labels, bands, title) {
+    const n = Math.max(1, ...series.map((s) => s.values.length));
+    const W = 640, H = 200, L = 34, R = 10, T = 10, B = 24;
+    const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
+    const y = (v) => T + (1 - v) * (H - T - B);
+    const chart = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
+    chart.append(svg("title", {}, title));
+    if (bands) {
+      chart.append(svg("rect", { class: "zone healthy", x: L, y: y(bands.healthy_max), width: W - L - R, height: y(0) - y(bands.healthy_max) }));
+      chart.append(svg("rect", { class: "zone watch", x: L, y: y(bands.watch_max), width: W - L - R, height: y(bands.healthy_max) - y(bands.watch_max) }));
+      chart.append(svg("rect", { class: "zone broken", x: L, y: y(1), width: W - L - R, height: y(bands.watch_max) - y(1) }));
+    }
+    for (const v of [0, 0.5, 1]) {
+      chart.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v) }));
+      chart.append(svg("text", { x: 4, y: y(v) + 4 }, v.toFixed(1)));
+    }
+    labels.forEach((label, i) => {
+      if (n <= 12 || i % Math.ceil(n / 12) === 0) chart.append(svg("text", { x: x(i) - 6, y: H - 6 }, label));
+    });
+    for (const s of series) {
+      const points = s.values.map((v, i) => (v === null || v === undefined ? null : [x(i), y(v)]));
+      const path = points.filter(Boolean).map((p) => p.join(",")).join(" ");
+      chart.append(svg("polyline", { class: s.className, points: path, fill: "none", stroke: "currentColor", "stroke-width": 2 }));
+      s.values.forEach((v, i) => {
+        if (v === null || v === undefined) return;
+        const dot = svg("circle", { class: `point ${s.className}`, cx: x(i), cy: y(v), r: 4, fill: "currentColor", "data-series": s.name });
+        dot.append(svg("title", {}, `${s.name}, ${labels[i]}: ${number(v)}`));
+        chart.append(dot);
+      });
+    }
+    const legend = el("div", { class: "legend" }, series.map((s) => el("span", { class: `key ${s.className}` }, s.name)));
+    return el("figure", { class: "chart-figure" }, chart, legend);
+  }
+
+  /** Evidence that moved a score at least this much has its words marked in the text. */
+  const MARKED = 0.03;
+
+  /** The quoted words of an evidence detail (`annoyance 0.41: "ridiculous", "again"`). */
+  function phrases(detail) {
+    return [...String(detail || "").matchAll(/"([^"]{2,80})"/g)].map((m) => m[1]);
+  }
+
+  /** `text` with every occurrence of `words` (any case) wrapped in <mark>, as nodes. */
+  function highlighted(text, words) {
+    const wanted = [...new Set(words.map((w) => w.toLowerCase()))].filter((w) => w.trim());
+    const out = [];
+    const lower = text.toLowerCase();
+    let at = 0;
+    while (at < text.length && wanted.length) {
+      let best = -1, len = 0;
+      for (const w of wanted) {
+        const i = lower.indexOf(w, at);
+        if (i !== -1 && (best === -1 || i < best || (i === best && w.length > len))) { best = i; len = w.length; }
+      }
+      if (best === -1) break;
+      if (best > at) out.push(text.slice(at, best));
+      out.push(el("mark", {}, text.slice(best, best + len)));
+      at = best + len;
+    }
+    out.push(text.slice(at));
+    return out;
+  }
+
+  /**
+   * One conversation: its chart (one point per human turn), then its transcript
+   * (`assembled`: the conversation as core assembled it, every turn with its role and
+   * text), each human turn with its six bands and its evidence words marked.
+   */
+  function conversation(conv, assembled, bands) {
+    const turns = conv.turns;
+    const labels = turns.map((_, i) => `turn ${i + 1}`);
+    const series = [
+      { name: "Frustration", className: "line-frustration", values: turns.map((t) => t.layer_z.frustration_buildup.score) },
+      { name: "Trust", className: "line-trust", values: turns.map((t) => t.layer_z.trust_calibration.score) },
+      { name: "Abandonment risk", className: "line-abandonment", values: turns.map((t) => t.layer_z.silent_abandonment_risk.score) },
+    ];
+    const scored = new Map(turns.map((t) => [t.event_index, t]));
+    const line = (t) => {
+      const who = el("div", { class: "who" }, `${t.role === "human" ? "Person" : "AI"} ${t.actor_id} · ${t.timestamp}`);
+      const turn = scored.get(t.event_index);
+      if (!turn) return el("li", { class: "turn ai" }, who, el("div", { class: "text" }, t.content));
+      const words = DIMENSIONS.flatMap(([k]) => turn.layer_z[k].evidence
+        .filter((ev) => Math.abs(ev.contribution) >= MARKED)
+        .flatMap((ev) => phrases(ev.detail)));
+      const badges = el("div", { class: "scores" }, DIMENSIONS.map(([k, label]) =>
+        el("span", {}, `${label} ${number(turn.layer_z[k].score)} `, band(turn.layer_z[k].band))));
+      return el("li", { class: "turn human", "data-event-index": t.event_index },
+        who, badges, el("div", { class: "text" }, highlighted(t.content, words)));
+    };
+    const state = [conv.resolved ? "resolved" : "not resolved", conv.abandoned ? "abandoned" : null].filter(Boolean).join(", ");
+    return el("section", { class: "card conversation", "data-conversation-id": conv.conversation_id },
+      el("h3", {}, `Conversation ${conv.conversation_id}`),
+      el("p", { class: "muted" }, `${conv.human_turn_count} human turns, ${conv.ai_turn_count} AI turns; ${state}.`),
+      // No band zones behind: trust points the other way (higher is better).
+      lineChart(series, labels, null, `Frustration, trust and abandonment risk across the human turns of ${conv.conversation_id}`),
+      assembled ? el("ol", { class: "transcript" }, assembled.turns.map(line))
+        : el("p", { class: "muted" }, "The conversation's text is not available here."));
+  }
+
+  /**
+   * A scored session: summary, key finding, recommendations, the request's six
+   * dimensions, then each conversation. `result` is the full output
+   * ({pipeline, intelligence}); `assembly` core's assembly of the request (its
+   * conversations with their turns' text), or null.
+   */
+  function session(result, assembly, bands) {
+    const i = result.intelligence;
+    const byId = new Map(((assembly && assembly.conversations) || []).map((c) => [c.conversation_id, c]));
+    return el("div", { class: "session" },
+      el("section", { class: "card summary" },
+        el("h2", {}, "Summary"),
+        el("p", {}, i.plain_summary),
+        el("p", {}, el("strong", {}, "Key finding: "), i.key_finding),
+        el("h3", {}, "Recommendations"),
+        el("ul", {}, i.plain_recommendations.map((r) => el("li", {}, r))),
+        el("p", { class: "muted" }, `${i.conversation_count} conversations, ${i.human_turn_count} human turns, archetype ${i.archetype}, scorer ${i.scorer_version}.`),
+        layerTable(i.layer_z)),
+      el("h2", {}, "Conversations"),
+      i.conversations.map((c) => conversation(c, byId.get(c.conversation_id), bands)));
+  }
+
+  global.Undertone = { el, band, number, layerTable, lineChart, session, highlighted, DIMENSIONS };
+})(window);

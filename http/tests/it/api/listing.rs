@@ -1,0 +1,120 @@
+//! `GET /api/v1/sessions` (the organisation's ingest sessions, newest first, a page at
+//! a time) and `GET /api/v1/sessions/{id}/transcript` (its conversations as core
+//! assembles them): what the app's session pages read.
+
+use axum::http::StatusCode;
+use serde_json::Value;
+use undertone_core::{assemble, validate};
+use undertone_http::keys::Scope;
+use undertone_http::limits::Plan;
+
+use super::{Service, assert_error, refund, unknown_id};
+
+fn ids(page: &Value) -> Vec<String> {
+    page["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .map(|s| s["session_id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn sessions_are_listed_newest_first_a_page_at_a_time_per_organisation() {
+    let svc = Service::new().await;
+    let mut made = Vec::new();
+    for _ in 0..3 {
+        made.push(svc.ingest(&refund()).await);
+        svc.advance(1);
+    }
+    assert!(svc.run_one().await);
+    let first = svc.get("/api/v1/sessions?limit=2").await;
+    assert_eq!(first.status, StatusCode::OK, "{first:?}");
+    let page = first.json();
+    assert_eq!(ids(&page), vec![made[2].clone(), made[1].clone()]);
+    assert_eq!(page["next_cursor"], made[1].as_str());
+    assert_eq!(page["data"][0]["status"], "received");
+    assert_eq!(page["data"][0]["deployment_id"], "acme-support-bot");
+    assert_eq!(page["data"][0]["event_count"], 20);
+    let oldest = svc
+        .get(&format!("/api/v1/sessions?limit=2&cursor={}", made[1]))
+        .await
+        .json();
+    assert_eq!(ids(&oldest), vec![made[0].clone()]);
+    assert_eq!(
+        oldest["data"][0]["status"], "complete",
+        "the first ingest was scored"
+    );
+    assert_eq!(oldest["next_cursor"], Value::Null);
+    assert_eq!(ids(&svc.get("/api/v1/sessions").await.json()).len(), 3);
+
+    let (_, stranger) = svc.issue("org-b", Scope::ReadOnly, Plan::default()).await;
+    let theirs = svc.get_as("/api/v1/sessions", Some(&stranger)).await.json();
+    assert_eq!(ids(&theirs), Vec::<String>::new());
+    let crossing = svc
+        .get_as(
+            &format!("/api/v1/sessions?cursor={}", made[2]),
+            Some(&stranger),
+        )
+        .await
+        .json();
+    assert_eq!(
+        ids(&crossing),
+        Vec::<String>::new(),
+        "a cursor of another org lists nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_bad_page_is_a_validation_error() {
+    let svc = Service::new().await;
+    for (query, message) in [
+        ("limit=0", "limit: must be from 1 to 100, got 0"),
+        ("limit=101", "limit: must be from 1 to 100, got 101"),
+        (
+            "cursor=yesterday",
+            "cursor: must be the `next_cursor` of a previous page (a session id)",
+        ),
+    ] {
+        let r = svc.get(&format!("/api/v1/sessions?{query}")).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
+    }
+}
+
+#[tokio::test]
+async fn a_transcript_is_the_request_as_core_assembles_it_for_its_org_only() {
+    let svc = Service::new().await;
+    let request = refund();
+    let id = svc.ingest(&request).await;
+    let path = format!("/api/v1/sessions/{id}/transcript");
+    let got = svc.get(&path).await;
+    assert_eq!(got.status, StatusCode::OK, "{got:?}");
+
+    let bytes = serde_json::to_vec(&request).expect("JSON");
+    let validated =
+        validate::ingest_request_bytes(&bytes, &validate::Options::STORED).expect("valid");
+    let expected =
+        serde_json::to_value(assemble(&validated.events, Some("acme-support-bot"))).expect("JSON");
+    assert_eq!(got.json(), expected);
+    let turns = &got.json()["conversations"][0]["turns"];
+    assert_eq!(turns[0]["role"], "human");
+    assert_eq!(turns[0]["content"], request["events"][0]["content"]);
+
+    let (_, stranger) = svc.issue("org-b", Scope::ReadWrite, Plan::default()).await;
+    let theirs = svc.get_as(&path, Some(&stranger)).await;
+    assert_error(
+        &theirs,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "session not found",
+    );
+    let unknown = svc
+        .get(&format!("/api/v1/sessions/{}/transcript", unknown_id()))
+        .await;
+    assert_error(
+        &unknown,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "session not found",
+    );
+}
