@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use undertone_core::schema::IngestRequest;
 use undertone_core::schema::limits;
 
-use super::rest::ToolError;
+use super::error::ToolError;
 use crate::api::error::Code;
 
 /// A tool's arguments, or why they do not fit its type: a malformed call is a tool

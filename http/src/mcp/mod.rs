@@ -17,9 +17,11 @@
 
 mod args;
 mod backend;
+mod error;
 mod handler;
 mod rest;
 mod score;
+mod server;
 mod tools;
 mod views;
 
@@ -39,7 +41,7 @@ use crate::keys::Scope;
 use crate::limits;
 use crate::state::AppState;
 pub use backend::{Backend, InProcess, Remote, Reply};
-pub use handler::Undertone;
+pub use server::Undertone;
 
 /// Largest MCP message: a largest REST body written with every non-ASCII character
 /// escaped (`\uXXXX` makes CJK text twice and emoji three times as long), plus room

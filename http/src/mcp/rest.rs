@@ -4,10 +4,11 @@
 
 use axum::http::Method;
 use rmcp::model::{ContentBlock, IntoContents};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::args::ExplainScore;
 use super::backend::Backend;
+use super::error::ToolError;
 use super::views;
 use crate::api::error::Code;
 use crate::webhooks::path_segment;
@@ -19,38 +20,6 @@ pub struct Answer(pub Value);
 impl IntoContents for Answer {
     fn into_contents(self) -> Vec<ContentBlock> {
         vec![ContentBlock::text(self.0.to_string())]
-    }
-}
-
-/// A tool call that failed: the REST error object `{code, message, details?}`, plus
-/// `retry_after_seconds` when the API said when to retry. As a tool result it is the
-/// envelope `{"error": {...}}` with `isError: true`.
-#[derive(Debug)]
-pub struct ToolError(pub Value);
-
-impl ToolError {
-    /// An error with `code` and `message`.
-    pub fn new(code: Code, message: impl Into<String>) -> Self {
-        ToolError(json!({"code": code, "message": message.into()}))
-    }
-
-    /// Adds `retry_after_seconds`: when to try again.
-    pub fn retry_after(mut self, seconds: u64) -> Self {
-        if let Some(e) = self.0.as_object_mut() {
-            e.insert("retry_after_seconds".into(), json!(seconds));
-        }
-        self
-    }
-
-    /// `{"error": {...}}`, as the tool result's text.
-    pub fn envelope(&self) -> Value {
-        json!({ "error": self.0 })
-    }
-}
-
-impl IntoContents for ToolError {
-    fn into_contents(self) -> Vec<ContentBlock> {
-        vec![ContentBlock::text(self.envelope().to_string())]
     }
 }
 

@@ -8,7 +8,7 @@ use rmcp::model::JsonObject;
 use serde_json::{Map, Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::rest::ToolError;
+use super::error::ToolError;
 use super::views;
 use crate::api::error::Code;
 

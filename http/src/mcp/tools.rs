@@ -17,9 +17,10 @@ use super::args::{
     Args, Body, DeployMarker, ExplainScore, GetDrift, GetHealthReport, GetSession, ListDeliveries,
     ListWebhooks, ScoreConversation, SessionShape,
 };
-use super::handler::{Call, Undertone};
-use super::rest::{self, Answer, ToolError, rest, segment};
+use super::error::ToolError;
+use super::rest::{self, Answer, rest, segment};
 use super::score::score_off_runtime;
+use super::server::{Call, Undertone};
 use super::views;
 use crate::api::error::Code;
 use crate::webhooks::path_segment;
