@@ -58,7 +58,7 @@ export interface paths {
          * List ingest sessions.
          * @description The caller's organisation's ingest sessions, newest first, a page at a time.
          */
-        get: operations["list"];
+        get: operations["list_sessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1819,7 +1819,7 @@ export interface operations {
             };
         };
     };
-    list: {
+    list_sessions: {
         parameters: {
             query?: {
                 /** @description Sessions per page: 1 to 100 (default 20) */

@@ -1,10 +1,11 @@
 // The app at /app: sign in with an API key (kept in sessionStorage, never in a URL or
 // a cookie), then pages routed by the URL's fragment so each can be shared:
-// #/sessions, #/sessions/<id>, #/ingest, #/key. Every value from the API is drawn as
+// #/sessions, #/sessions/<id>, #/ingest, #/drift, #/drift/<id>, #/webhooks,
+// #/webhooks/<id>, #/key. Every value from the API is drawn as
 // text (render.js), never as HTML.
 "use strict";
 (function () {
-  const { el, band, session } = window.Undertone;
+  const { el, session, number, driftChart } = window.Undertone;
   const KEY = "undertone.key";
   const main = document.getElementById("main");
   let bands = null;
@@ -141,6 +142,149 @@
     show("Score a file", el("section", { class: "card" }, form));
   }
 
+  const KINDS = ["intelligence.ready", "layer_z_threshold_crossed", "anomaly_detected", "uhr_generated", "outcome_shift_detected"];
+
+  /** A table with a header row; `rows` are arrays of cells (nodes or text). */
+  function table(headers, rows) {
+    return el("div", { class: "table-wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) => el("td", {}, c)))))));
+  }
+
+  async function webhooksPage() {
+    const list = await api("GET", "/webhooks");
+    const out = el("div", { "aria-live": "polite" });
+    const url = el("input", { id: "url", type: "url", required: true, placeholder: "https://example.com/hooks/undertone" });
+    const boxes = KINDS.map((k) => el("label", { class: "check" },
+      el("input", { type: "checkbox", name: "events", value: k, checked: k === "intelligence.ready" }), ` ${k}`));
+    const form = el("form", { class: "stack" },
+      el("label", { for: "url" }, "Endpoint URL"), url,
+      el("fieldset", {}, el("legend", {}, "Events"), boxes),
+      el("button", { type: "submit" }, "Create webhook"), out);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const events = boxes.map((b) => b.querySelector("input")).filter((i) => i.checked).map((i) => i.value);
+      try {
+        const made = await api("POST", "/webhooks", JSON.stringify({ url: url.value, events }));
+        const secret = el("code", { class: "secret", id: "secret" }, made.secret);
+        const copy = el("button", { type: "button", class: "secondary" }, "Copy secret");
+        copy.addEventListener("click", async () => {
+          await navigator.clipboard.writeText(made.secret).catch(() => {});
+          copy.textContent = "Copied";
+        });
+        out.replaceChildren(el("div", { class: "card", role: "status" },
+          el("p", {}, `Created webhook ${made.id}. Its signing secret is shown only now; keep it:`), secret, " ", copy,
+          el("p", {}, el("a", { href: `#/webhooks/${encodeURIComponent(made.id)}` }, "Open its delivery log"))));
+        await refresh();
+      } catch (e) {
+        out.replaceChildren(failure(e));
+      }
+    });
+    const listing = el("div", {});
+    async function refresh() {
+      const fresh = await api("GET", "/webhooks");
+      listing.replaceChildren(fresh.data.length ? table(
+        ["Endpoint", "Events", "Last delivery", "Failures", "State", ""],
+        fresh.data.map((w) => {
+          const del = el("button", { type: "button", class: "danger", "aria-label": `Delete webhook ${w.url}` }, "Delete");
+          del.addEventListener("click", async () => {
+            if (!confirm(`Delete the webhook to ${w.url}?`)) return;
+            try { await api("DELETE", `/webhooks/${encodeURIComponent(w.id)}`); await refresh(); } catch (e) { out.replaceChildren(failure(e)); }
+          });
+          return [el("a", { href: `#/webhooks/${encodeURIComponent(w.id)}` }, w.url), w.events.join(", "),
+            w.last_delivery_at || "never", String(w.failure_count),
+            w.disabled ? `disabled: ${w.disabled.reason}` : "enabled", del];
+        })) : el("p", {}, "No webhooks yet."));
+    }
+    listing.replaceChildren();
+    show("Webhooks", el("section", { class: "card" }, el("h2", {}, "Endpoints"), listing),
+      el("section", { class: "card" }, el("h2", {}, "Add an endpoint"), form));
+    void list;
+    await refresh();
+  }
+
+  async function webhookPage(id) {
+    const params = new URLSearchParams(location.hash.split("?")[1] || "");
+    const cursor = params.get("cursor");
+    const hooks = await api("GET", "/webhooks");
+    const hook = hooks.data.find((w) => w.id === id);
+    if (!hook) return show("Webhook not found", el("p", {}, el("a", { href: "#/webhooks" }, "Back to the webhooks")));
+    const page = await api("GET", `/webhooks/${encodeURIComponent(id)}/deliveries?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const out = el("div", { "aria-live": "polite" });
+    const test = el("button", { type: "button" }, "Send a test event");
+    test.addEventListener("click", async () => {
+      try {
+        const q = await api("POST", `/webhooks/${encodeURIComponent(id)}/test`);
+        out.replaceChildren(el("p", { role: "status" }, `Queued ${q.event_type} ${q.event_id}; the log below shows its attempts.`));
+        setTimeout(() => location.hash.includes(id) && route(), 1500);
+      } catch (e) { out.replaceChildren(failure(e)); }
+    });
+    const rows = page.data.map((d) => [
+      d.event_type, d.status, String(d.attempts), d.response_status === null || d.response_status === undefined ? "–" : String(d.response_status),
+      d.error || "–", d.created_at, d.next_attempt_at || "–",
+      el("details", {}, el("summary", {}, `${d.attempt_log.length} attempts`), el("ol", {}, d.attempt_log.map((a) =>
+        el("li", {}, `${a.started_at}: ${a.response_status ?? "no answer"}${a.duration_ms != null ? ` in ${a.duration_ms} ms` : ""}${a.error ? ` — ${a.error}` : ""}`)))),
+    ]);
+    const more = page.next_cursor ? el("p", {}, el("a", { href: `#/webhooks/${encodeURIComponent(id)}?cursor=${encodeURIComponent(page.next_cursor)}` }, "Older deliveries")) : "";
+    show(`Webhook ${hook.url}`,
+      el("p", { class: "muted" }, `Events: ${hook.events.join(", ")}; ${hook.failure_count} failures; ${hook.disabled ? `disabled (${hook.disabled.reason})` : "enabled"}.`),
+      el("p", {}, test), out,
+      el("section", { class: "card" }, el("h2", {}, "Deliveries"),
+        rows.length ? table(["Event", "Status", "Attempts", "Last status", "Error", "Created", "Next retry", "Attempts"], rows) : el("p", {}, "No deliveries yet."), more));
+  }
+
+  /** Events of a file: an ingest request's, or a list of events. */
+  async function eventsOf(file) {
+    const doc = JSON.parse(await file.text());
+    return Array.isArray(doc) ? { events: doc } : { events: doc.events, deployment_id: doc.deployment_id };
+  }
+
+  function driftStartPage() {
+    const before = el("input", { id: "before", type: "file", accept: ".json,application/json", required: true });
+    const after = el("input", { id: "after", type: "file", accept: ".json,application/json", required: true });
+    const question = el("input", { id: "question", type: "text", placeholder: "Did v3 make frustration worse?" });
+    const out = el("div", { "aria-live": "polite" });
+    const form = el("form", { class: "stack" },
+      el("label", { for: "before" }, "Before: an ingest request or list of events (JSON)"), before,
+      el("label", { for: "after" }, "After: the same for the compared period"), after,
+      el("label", { for: "question" }, "Question (optional)"), question,
+      el("button", { type: "submit" }, "Compare"), out);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      out.replaceChildren();
+      try {
+        const [b, a] = [await eventsOf(before.files[0]), await eventsOf(after.files[0])];
+        const label = (f) => f.name.replace(/\.[^.]*$/, "");
+        const body = { before: { label: label(before.files[0]), events: b.events }, after: { label: label(after.files[0]), events: a.events } };
+        if (b.deployment_id) body.deployment_id = b.deployment_id;
+        if (question.value.trim()) body.question = question.value.trim();
+        const accepted = await api("POST", "/drift", JSON.stringify(body));
+        location.hash = `#/drift/${encodeURIComponent(accepted.session_id)}`;
+      } catch (e) {
+        out.replaceChildren(e instanceof SyntaxError ? el("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`) : failure(e));
+      }
+    });
+    show("Drift", el("p", {}, "Compare two periods, e.g. two model versions: every dimension is tested for a significant change."),
+      el("section", { class: "card" }, form));
+  }
+
+  async function driftPage(id) {
+    const d = await api("GET", `/drift/${encodeURIComponent(id)}`);
+    const head = el("p", { class: "muted" }, `${d.before_label} → ${d.after_label}; status ${d.status}; ${d.event_count} events.`);
+    if (d.status !== "complete") {
+      show(`Drift ${id.slice(0, 8)}`, head, d.error ? el("p", { class: "error" }, d.error) : el("p", {}, "Scoring…"));
+      if (d.status === "received" || d.status === "processing") setTimeout(() => location.hash.includes(id) && route(), 1000);
+      return;
+    }
+    show(`Drift: ${d.before_label} → ${d.after_label}`, head,
+      el("section", { class: "card" },
+        d.question ? el("p", {}, el("strong", {}, "Question: "), d.question) : "",
+        el("p", {}, el("strong", {}, `Overall: ${d.direction} `), `(drift ${number(d.overall_drift)})`),
+        el("p", {}, d.plain_summary),
+        el("ul", {}, d.plain_recommendations.map((r) => el("li", {}, r)))),
+      el("section", { class: "card" }, el("h2", {}, "Per dimension"), driftChart(d.dimension_drifts)));
+  }
+
   async function route() {
     if (!sessionStorage.getItem(KEY)) return signIn();
     document.getElementById("nav").hidden = false;
@@ -153,6 +297,10 @@
       if (parts[0] === "sessions" && parts[1]) return await sessionPage(parts[1]);
       if (parts[0] === "ingest") return ingestPage();
       if (parts[0] === "key") return await keyPage();
+      if (parts[0] === "webhooks" && parts[1]) return await webhookPage(parts[1]);
+      if (parts[0] === "webhooks") return await webhooksPage();
+      if (parts[0] === "drift" && parts[1]) return await driftPage(parts[1]);
+      if (parts[0] === "drift") return driftStartPage();
       return await sessionsPage();
     } catch (e) {
       if (e.status === 401) { sessionStorage.removeItem(KEY); return signIn("The key was refused; sign in again."); }
@@ -162,5 +310,4 @@
 
   window.addEventListener("hashchange", route);
   route();
-  void band;
 })();

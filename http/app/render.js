@@ -182,5 +182,45 @@
       i.conversations.map((c) => conversation(c, byId.get(c.conversation_id), bands)));
   }
 
-  global.Undertone = { el, band, number, layerTable, lineChart, session, highlighted, DIMENSIONS };
+  /**
+   * A drift result per dimension: the before and after medians on a 0–1 scale, and the
+   * Hodges–Lehmann shift with its interval on a −1…+1 scale, then the verdict and the
+   * Holm-adjusted p-value in words (colour is never the only cue).
+   */
+  function driftChart(drifts) {
+    const W = 640, rowH = 46, L = 170, mid = L + (W - L) * 0.75;
+    const sx = (v) => L + v * (W - L) * 0.5;               // medians: 0..1 over the left half
+    const dx = (v) => mid + v * (W - L) * 0.2;             // shift: -1..1 around `mid`
+    const chart = svg("svg", { class: "chart drift", viewBox: `0 0 ${W} ${rowH * DIMENSIONS.length + 30}`, role: "img",
+      "aria-label": "Before and after medians per dimension, and the shift with its interval" });
+    chart.append(svg("text", { x: L, y: 14 }, "median before ○ / after ●  (0 to 1)"));
+    chart.append(svg("text", { x: mid - 60, y: 14 }, "shift and interval"));
+    DIMENSIONS.forEach(([key, label], i) => {
+      const d = drifts[key];
+      const y = 34 + i * rowH;
+      const row = svg("g", { class: `drift-row ${d.verdict}`, "data-dimension": key });
+      row.append(svg("text", { x: 4, y: y + 4 }, label));
+      row.append(svg("line", { class: "grid", x1: sx(0), x2: sx(1), y1: y, y2: y }));
+      row.append(svg("line", { class: "grid", x1: dx(0), x2: dx(0), y1: y - 12, y2: y + 12 }));
+      if (d.before_median !== null) row.append(svg("circle", { cx: sx(d.before_median), cy: y, r: 5, fill: "none", stroke: "currentColor", class: "before" }));
+      if (d.after_median !== null) row.append(svg("circle", { cx: sx(d.after_median), cy: y, r: 5, fill: "currentColor", class: "after" }));
+      if (d.ci_low !== null && d.ci_high !== null) {
+        row.append(svg("line", { class: "interval", x1: dx(d.ci_low), x2: dx(d.ci_high), y1: y, y2: y, stroke: "currentColor", "stroke-width": 3 }));
+      }
+      if (d.shift !== null) row.append(svg("rect", { x: dx(d.shift) - 4, y: y - 4, width: 8, height: 8, fill: "currentColor", class: "shift" }));
+      row.append(svg("title", {}, `${label}: ${d.verdict}; median ${number(d.before_median)} → ${number(d.after_median)}, shift ${number(d.shift)} [${number(d.ci_low)}, ${number(d.ci_high)}], adjusted p ${number(d.p_adjusted, 3)}`));
+      chart.append(row);
+    });
+    const rows = DIMENSIONS.map(([key, label]) => {
+      const d = drifts[key];
+      return el("tr", {}, el("th", { scope: "row" }, label), el("td", {}, `${number(d.before_median)} → ${number(d.after_median)}`),
+        el("td", {}, `${number(d.shift)} [${number(d.ci_low)}, ${number(d.ci_high)}]`), el("td", {}, number(d.p_adjusted, 3)),
+        el("td", {}, el("span", { class: `verdict ${d.verdict}` }, d.verdict.replace("_", " "))), el("td", {}, `${d.before_n} / ${d.after_n}`));
+    });
+    return el("div", {}, el("figure", { class: "chart-figure" }, chart), el("div", { class: "table-wrap" }, el("table", {},
+      el("thead", {}, el("tr", {}, ["Dimension", "Median before → after", "Shift [95% interval]", "Adjusted p", "Verdict", "Turns"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows))));
+  }
+
+  global.Undertone = { el, svg, band, number, layerTable, lineChart, driftChart, session, highlighted, DIMENSIONS };
 })(window);

@@ -8,6 +8,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -28,7 +29,8 @@ let server, base, key, browser, dir;
 /** Starts `undertone serve` on a free port with a new database; resolves with its address and key. */
 function serve() {
   return new Promise((resolve, reject) => {
-    const proc = spawn(BIN, ["serve", "--addr", "127.0.0.1:0", "--database", `sqlite://${join(dir, "app.db")}`, "--workers", "1"],
+    const proc = spawn(BIN, ["serve", "--addr", "127.0.0.1:0", "--database", `sqlite://${join(dir, "app.db")}`, "--workers", "1",
+      "--allow-private-webhooks"],
       { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     proc.stdout.on("data", (chunk) => {
@@ -203,4 +205,65 @@ test("the offline report opens from file:// with the same page and no network", 
   assert.equal(await q.evaluate(() => window.__pwned), undefined);
   assert.equal(await q.locator("li.turn .text").first().textContent(), HOSTILE[0]);
   assert.deepEqual(q.errors, []);
+});
+
+test("create a webhook, send it a test event, read its delivery log, delete it", async () => {
+  const received = [];
+  const receiver = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => { body += c; });
+    req.on("end", () => { received.push({ headers: req.headers, body }); res.writeHead(204).end(); });
+  });
+  await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+  const hookUrl = `http://127.0.0.1:${receiver.address().port}/hooks/undertone`;
+  try {
+    const p = await page();
+    await signIn(p);
+    await p.getByRole("navigation").getByRole("link", { name: "Webhooks" }).click();
+    await p.getByLabel("Endpoint URL").fill(hookUrl);
+    await p.getByRole("button", { name: "Create webhook" }).click();
+    const secret = await p.locator("#secret").textContent();
+    assert.match(secret, /^whsec_/);
+    await p.locator(`table a:text("${hookUrl}")`).waitFor();
+    await shot(p, "app-webhooks");
+    await p.getByRole("link", { name: "Open its delivery log" }).click();
+    await p.getByRole("button", { name: "Send a test event" }).click();
+    const row = p.locator("table tbody tr").filter({ hasText: "webhook.test" });
+    for (let i = 0; i < 50 && !(await row.count()); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      await p.evaluate(() => window.dispatchEvent(new HashChangeEvent("hashchange")));
+    }
+    await row.filter({ hasText: "succeeded" }).waitFor({ timeout: 15000 });
+    assert.match(await row.textContent(), /succeeded.*204/s);
+    assert.equal(received.length, 1);
+    assert.ok(received[0].headers["webhook-signature"], "the delivery is signed");
+    await shot(p, "app-webhook-log");
+    await p.goto(`${base}/app#/webhooks`);
+    p.once("dialog", (d) => d.accept());
+    await p.getByRole("button", { name: `Delete webhook ${hookUrl}` }).click();
+    await p.getByText("No webhooks yet.").waitFor();
+    assert.deepEqual(p.errors, []);
+  } finally {
+    receiver.close();
+  }
+});
+
+test("start a drift from two files and read its verdicts", async () => {
+  const p = await page();
+  await signIn(p);
+  await p.getByRole("navigation").getByRole("link", { name: "Drift" }).click();
+  await p.setInputFiles("#before", join(ROOT, "examples", "drift-v1.json"));
+  await p.setInputFiles("#after", join(ROOT, "examples", "drift-v2.json"));
+  await p.getByLabel("Question (optional)").fill("Did v2 make frustration worse?");
+  await p.getByRole("button", { name: "Compare", exact: true }).click();
+  await p.locator("g.drift-row").first().waitFor({ timeout: 20000 });
+  assert.equal(await p.locator("g.drift-row").count(), 6);
+  const id = decodeURIComponent(p.url().split("#/drift/")[1]);
+  const d = await api("GET", `/drift/${id}`);
+  const verdicts = await p.locator("span.verdict").allTextContents();
+  assert.deepEqual(verdicts, ["trust_calibration", "frustration_buildup", "dependency_drift", "silent_abandonment_risk",
+    "escalation_friction", "comprehension_gap"].map((k) => d.dimension_drifts[k].verdict.replace("_", " ")));
+  assert.match(await p.locator("main").textContent(), new RegExp(d.direction));
+  await shot(p, "app-drift");
+  assert.deepEqual(p.errors, []);
 });

@@ -284,7 +284,7 @@ pub struct PageQuery {
 /// List ingest sessions.
 ///
 /// The caller's organisation's ingest sessions, newest first, a page at a time.
-#[utoipa::path(get, path = "/sessions", tag = "sessions",
+#[utoipa::path(get, path = "/sessions", tag = "sessions", operation_id = "list_sessions",
     params(
         ("limit" = Option<u32>, Query, description = "Sessions per page: 1 to 100 (default 20)", minimum = 1, maximum = 100),
         ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page (a session id)", format = Uuid),
