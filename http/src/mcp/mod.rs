@@ -1,7 +1,7 @@
 //! The MCP server (Model Context Protocol, via the official Rust SDK `rmcp`): agents
 //! read Undertone's intelligence and, with a read-write key, ingest conversations.
 //!
-//! Two transports, one handler ([`handler::Undertone`]):
+//! Two transports, one handler ([`server::Undertone`]):
 //! - streamable HTTP at `/mcp` on `undertone serve` ([`router`]), authenticated with
 //!   the same Bearer keys as the REST API; stateless, so any process behind a load
 //!   balancer answers any request;
