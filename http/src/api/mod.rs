@@ -17,6 +17,7 @@ mod ingest;
 mod key;
 mod meta;
 pub mod openapi;
+mod paging;
 mod sessions;
 mod submit;
 mod webhooks;

@@ -13,6 +13,7 @@ use utoipa_axum::routes;
 
 use super::body::{PathParam, QueryParams};
 use super::error::{ApiError, Code, ErrorEnvelope};
+use super::paging::{self, PageQuery};
 use super::{AppState, Caller};
 use crate::store::{SessionKind, SessionRecord, SessionStatus, StoreError};
 
@@ -238,10 +239,6 @@ pub(super) fn time(t: &chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-/// Sessions per page by default, and at most.
-const PAGE_DEFAULT: u32 = 20;
-const PAGE_MAX: u32 = 100;
-
 /// One listed session: where it is and what it holds; the result is read with
 /// `GET /intelligence/{session_id}`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -274,13 +271,6 @@ pub struct SessionPage {
     pub next_cursor: Option<String>,
 }
 
-/// Paging of `GET /sessions`.
-#[derive(Debug, Deserialize)]
-pub struct PageQuery {
-    limit: Option<u32>,
-    cursor: Option<String>,
-}
-
 /// List ingest sessions.
 ///
 /// The caller's organisation's ingest sessions, newest first, a page at a time.
@@ -302,28 +292,12 @@ pub(super) async fn list(
     Extension(caller): Extension<Caller>,
     QueryParams(page): QueryParams<PageQuery>,
 ) -> Result<Json<SessionPage>, ApiError> {
-    let limit = page.limit.unwrap_or(PAGE_DEFAULT);
-    if !(1..=PAGE_MAX).contains(&limit) {
-        return Err(ApiError::new(
-            Code::ValidationError,
-            format!("limit: must be from 1 to {PAGE_MAX}, got {limit}"),
-        ));
-    }
-    if let Some(c) = &page.cursor
-        && uuid::Uuid::parse_str(c).is_err()
-    {
-        return Err(ApiError::new(
-            Code::ValidationError,
-            "cursor: must be the `next_cursor` of a previous page (a session id)",
-        ));
-    }
-    let mut rows = state
+    let (limit, cursor) = page.checked("a session id")?;
+    let rows = state
         .store
-        .list_sessions(&caller.key.org_id, limit + 1, page.cursor.as_deref())
+        .list_sessions(&caller.key.org_id, limit + 1, cursor.as_deref())
         .await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
-    let next_cursor = more.then(|| rows.last().map(|s| s.id.clone())).flatten();
+    let (rows, next_cursor) = paging::page(rows, limit, |s| s.id.clone());
     let data = rows
         .into_iter()
         .map(|s| SessionSummary {

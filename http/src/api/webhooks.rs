@@ -13,6 +13,7 @@ use utoipa_axum::routes;
 
 use super::body::{JsonBody, PathParam, QueryParams};
 use super::error::{ApiError, Code, ErrorEnvelope};
+use super::paging::{self, PageQuery};
 use super::sessions::time;
 use super::{AppState, Caller};
 use crate::keys;
@@ -26,10 +27,6 @@ pub const MAX_KINDS: usize = 5;
 pub const MAX_WEBHOOKS_PER_KEY: usize = 20;
 /// How long registration waits for the URL's host name to resolve.
 const REGISTRATION_LOOKUP: std::time::Duration = std::time::Duration::from_secs(2);
-/// Deliveries per page, by default and at most.
-pub const PAGE_DEFAULT: u32 = 20;
-/// See [`PAGE_DEFAULT`].
-pub const PAGE_MAX: u32 = 100;
 
 /// The routes, each `routes!` holding the handlers of one path.
 pub(super) fn router() -> OpenApiRouter<AppState> {
@@ -179,13 +176,6 @@ pub struct DeliveryPage {
     /// Pass as `cursor` for the next page (the last delivery's id); null on the last
     /// page. A cursor that names no delivery of this endpoint gives an empty page.
     pub next_cursor: Option<String>,
-}
-
-/// Paging of `GET /webhooks/{id}/deliveries`.
-#[derive(Debug, Deserialize)]
-pub struct PageQuery {
-    limit: Option<u32>,
-    cursor: Option<String>,
 }
 
 /// Parses a JSON body into `T`, answering 400 with serde's message.
@@ -505,37 +495,13 @@ pub(super) async fn deliveries(
     PathParam(id): PathParam<String>,
     QueryParams(page): QueryParams<PageQuery>,
 ) -> Result<Json<DeliveryPage>, ApiError> {
-    let limit = page.limit.unwrap_or(PAGE_DEFAULT);
-    if !(1..=PAGE_MAX).contains(&limit) {
-        return Err(ApiError::new(
-            Code::ValidationError,
-            format!("limit: must be from 1 to {PAGE_MAX}, got {limit}"),
-        ));
-    }
+    let (limit, after) = page.checked("a delivery id")?;
     let hook = owned(&state, &caller, &id).await?;
-    let after = match page.cursor.as_deref() {
-        None => None,
-        Some(c) => match uuid::Uuid::parse_str(c) {
-            Ok(_) => Some(c.to_owned()),
-            Err(_) => {
-                return Err(ApiError::new(
-                    Code::ValidationError,
-                    "cursor: must be the `next_cursor` of a previous page (a delivery id)",
-                ));
-            }
-        },
-    };
-    let mut rows = state
+    let rows = state
         .store
         .deliveries(&hook.id, after.as_deref(), limit + 1)
         .await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
-    let next_cursor = if more {
-        rows.last().map(|d| d.id.clone())
-    } else {
-        None
-    };
+    let (rows, next_cursor) = paging::page(rows, limit, |d| d.id.clone());
     Ok(Json(DeliveryPage {
         data: rows.into_iter().map(delivery_view).collect(),
         next_cursor,
