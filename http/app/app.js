@@ -30,8 +30,13 @@
     return json;
   }
 
-  /** Replaces the page: a heading, then `nodes`; focus moves to the page for screen readers. */
-  function show(title, ...nodes) {
+  /**
+   * Replaces the page: a heading, then `nodes`; focus moves to the page for screen
+   * readers. `at` is the URL fragment the page was asked for: a page that finishes
+   * loading after the user has gone elsewhere draws nothing.
+   */
+  function show(at, title, ...nodes) {
+    if (at !== location.hash) return;
     document.title = `${title} · Undertone`;
     main.replaceChildren(el("h1", {}, title), ...nodes);
     main.focus();
@@ -66,7 +71,7 @@
         signIn(e.status === 401 ? "That key was not accepted." : e.message);
       }
     });
-    show("Sign in", message ? el("p", { class: "error", role: "alert" }, message) : "", form);
+    show(location.hash, "Sign in", message ? el("p", { class: "error", role: "alert" }, message) : "", form);
     input.focus();
   }
 
@@ -76,12 +81,13 @@
   }
 
   async function keyPage() {
+    const at = location.hash;
     const res = await fetch("/api/v1/key", { headers: { authorization: `Bearer ${sessionStorage.getItem(KEY)}` } });
     if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null));
     const k = await res.json();
     const row = (name, value) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value));
     const h = (name) => res.headers.get(name) || "–";
-    show("Key", el("section", { class: "card" }, el("table", {}, el("tbody", {},
+    show(at, "Key", el("section", { class: "card" }, el("table", {}, el("tbody", {},
       row("Key", `${k.name} (${k.prefix}…, id ${k.id})`),
       row("Scope", k.scope === "read-only" ? "read-only: can read, cannot ingest or change webhooks" : k.scope),
       row("Created", k.created_at),
@@ -90,6 +96,7 @@
   }
 
   async function sessionsPage() {
+    const at = location.hash;
     const params = new URLSearchParams(location.hash.split("?")[1] || "");
     const cursor = params.get("cursor");
     const page = await api("GET", `/sessions?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
@@ -101,26 +108,28 @@
       el("thead", {}, el("tr", {}, ["Session", "Status", "Deployment", "Events", "Archetype", "Accepted"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, rows)));
     const more = page.next_cursor ? el("p", {}, el("a", { href: `#/sessions?cursor=${encodeURIComponent(page.next_cursor)}` }, "Older sessions")) : "";
-    show("Sessions", page.data.length ? el("section", { class: "card" }, table, more)
+    show(at, "Sessions", page.data.length ? el("section", { class: "card" }, table, more)
       : el("p", {}, "No sessions yet. ", el("a", { href: "#/ingest" }, "Score a file"), " to make one."));
   }
 
   async function sessionPage(id) {
+    const at = location.hash;
     const s = await api("GET", `/intelligence/${encodeURIComponent(id)}`);
     const head = el("p", { class: "muted" }, `Status ${s.status}; ${s.event_count} events; accepted ${s.created_at}.`);
     if (s.status !== "complete") {
       const again = el("button", { type: "button", class: "secondary" }, "Check again");
       again.addEventListener("click", route);
-      show(`Session ${id.slice(0, 8)}`, head, s.error ? el("p", { class: "error" }, s.error) : "", again);
+      show(at, `Session ${id.slice(0, 8)}`, head, s.error ? el("p", { class: "error" }, s.error) : "", again);
       if (s.status === "received" || s.status === "processing") setTimeout(() => location.hash.includes(id) && route(), 1000);
       return;
     }
     let assembly = null;
     try { assembly = await api("GET", `/sessions/${encodeURIComponent(id)}/transcript`); } catch (e) { if (e.status !== 404) throw e; }
-    show(`Session ${id.slice(0, 8)}`, head, session(s.full_output, assembly, bands));
+    show(at, `Session ${id.slice(0, 8)}`, head, session(s.full_output, assembly, bands));
   }
 
   function ingestPage() {
+    const at = location.hash;
     const file = el("input", { id: "file", type: "file", accept: ".json,.jsonl,application/json" });
     const text = el("textarea", { id: "body", rows: 8, spellcheck: "false" });
     const out = el("div", { "aria-live": "polite" });
@@ -139,7 +148,7 @@
         out.replaceChildren(failure(e));
       }
     });
-    show("Score a file", el("section", { class: "card" }, form));
+    show(at, "Score a file", el("section", { class: "card" }, form));
   }
 
   const KINDS = ["intelligence.ready", "layer_z_threshold_crossed", "anomaly_detected", "uhr_generated", "outcome_shift_detected"];
@@ -152,6 +161,7 @@
   }
 
   async function webhooksPage() {
+    const at = location.hash;
     const list = await api("GET", "/webhooks");
     const out = el("div", { "aria-live": "polite" });
     const url = el("input", { id: "url", type: "url", required: true, placeholder: "https://example.com/hooks/undertone" });
@@ -197,18 +207,19 @@
         })) : el("p", {}, "No webhooks yet."));
     }
     listing.replaceChildren();
-    show("Webhooks", el("section", { class: "card" }, el("h2", {}, "Endpoints"), listing),
+    show(at, "Webhooks", el("section", { class: "card" }, el("h2", {}, "Endpoints"), listing),
       el("section", { class: "card" }, el("h2", {}, "Add an endpoint"), form));
     void list;
     await refresh();
   }
 
   async function webhookPage(id) {
+    const at = location.hash;
     const params = new URLSearchParams(location.hash.split("?")[1] || "");
     const cursor = params.get("cursor");
     const hooks = await api("GET", "/webhooks");
     const hook = hooks.data.find((w) => w.id === id);
-    if (!hook) return show("Webhook not found", el("p", {}, el("a", { href: "#/webhooks" }, "Back to the webhooks")));
+    if (!hook) return show(at, "Webhook not found", el("p", {}, el("a", { href: "#/webhooks" }, "Back to the webhooks")));
     const page = await api("GET", `/webhooks/${encodeURIComponent(id)}/deliveries?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
     const out = el("div", { "aria-live": "polite" });
     const test = el("button", { type: "button" }, "Send a test event");
@@ -226,7 +237,7 @@
         el("li", {}, `${a.started_at}: ${a.response_status ?? "no answer"}${a.duration_ms != null ? ` in ${a.duration_ms} ms` : ""}${a.error ? ` — ${a.error}` : ""}`)))),
     ]);
     const more = page.next_cursor ? el("p", {}, el("a", { href: `#/webhooks/${encodeURIComponent(id)}?cursor=${encodeURIComponent(page.next_cursor)}` }, "Older deliveries")) : "";
-    show(`Webhook ${hook.url}`,
+    show(at, `Webhook ${hook.url}`,
       el("p", { class: "muted" }, `Events: ${hook.events.join(", ")}; ${hook.failure_count} failures; ${hook.disabled ? `disabled (${hook.disabled.reason})` : "enabled"}.`),
       el("p", {}, test), out,
       el("section", { class: "card" }, el("h2", {}, "Deliveries"),
@@ -240,6 +251,7 @@
   }
 
   function driftStartPage() {
+    const at = location.hash;
     const before = el("input", { id: "before", type: "file", accept: ".json,application/json", required: true });
     const after = el("input", { id: "after", type: "file", accept: ".json,application/json", required: true });
     const question = el("input", { id: "question", type: "text", placeholder: "Did v3 make frustration worse?" });
@@ -264,19 +276,20 @@
         out.replaceChildren(e instanceof SyntaxError ? el("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`) : failure(e));
       }
     });
-    show("Drift", el("p", {}, "Compare two periods, e.g. two model versions: every dimension is tested for a significant change."),
+    show(at, "Drift", el("p", {}, "Compare two periods, e.g. two model versions: every dimension is tested for a significant change."),
       el("section", { class: "card" }, form));
   }
 
   async function driftPage(id) {
+    const at = location.hash;
     const d = await api("GET", `/drift/${encodeURIComponent(id)}`);
     const head = el("p", { class: "muted" }, `${d.before_label} → ${d.after_label}; status ${d.status}; ${d.event_count} events.`);
     if (d.status !== "complete") {
-      show(`Drift ${id.slice(0, 8)}`, head, d.error ? el("p", { class: "error" }, d.error) : el("p", {}, "Scoring…"));
+      show(at, `Drift ${id.slice(0, 8)}`, head, d.error ? el("p", { class: "error" }, d.error) : el("p", {}, "Scoring…"));
       if (d.status === "received" || d.status === "processing") setTimeout(() => location.hash.includes(id) && route(), 1000);
       return;
     }
-    show(`Drift: ${d.before_label} → ${d.after_label}`, head,
+    show(at, `Drift: ${d.before_label} → ${d.after_label}`, head,
       el("section", { class: "card" },
         d.question ? el("p", {}, el("strong", {}, "Question: "), d.question) : "",
         el("p", {}, el("strong", {}, `Overall: ${d.direction} `), `(drift ${number(d.overall_drift)})`),
@@ -304,7 +317,7 @@
       return await sessionsPage();
     } catch (e) {
       if (e.status === 401) { sessionStorage.removeItem(KEY); return signIn("The key was refused; sign in again."); }
-      show("Something went wrong", failure(e));
+      show(location.hash, "Something went wrong", failure(e));
     }
   }
 
