@@ -8,7 +8,6 @@
   const { el, session, number, driftChart } = window.Undertone;
   const KEY = "undertone.key";
   const main = document.getElementById("main");
-  let bands = null;
 
   /** A failed call: the API's error envelope, kept whole. */
   class ApiError extends Error {
@@ -125,7 +124,7 @@
     }
     let assembly = null;
     try { assembly = await api("GET", `/sessions/${encodeURIComponent(id)}/transcript`); } catch (e) { if (e.status !== 404) throw e; }
-    show(at, `Session ${id.slice(0, 8)}`, head, session(s.full_output, assembly, bands));
+    show(at, `Session ${id.slice(0, 8)}`, head, session(s.full_output, assembly));
   }
 
   function ingestPage() {
@@ -304,7 +303,6 @@
     const path = (location.hash.slice(1) || "/sessions").split("?")[0];
     const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
     try {
-      if (!bands) bands = await (await fetch("/app/assets/bands.json")).json();
       const me = await api("GET", "/key");
       document.getElementById("who").textContent = `${me.name} (${me.scope})`;
       if (parts[0] === "sessions" && parts[1]) return await sessionPage(parts[1]);

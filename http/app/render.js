@@ -58,21 +58,16 @@
 
   /**
    * A line chart of `series` ([{name, className, values}]) over x = 0..n-1, values in
-   * [0, 1], with the band zones behind (`bands`: {healthy_max, watch_max}, on risk).
+   * [0, 1].
    * Each point is a circle with a <title>, so the values can be read without colour.
    */
-  function lineChart(series, labels, bands, title) {
+  function lineChart(series, labels, title) {
     const n = Math.max(1, ...series.map((s) => s.values.length));
     const W = 640, H = 200, L = 34, R = 10, T = 10, B = 24;
     const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
     const y = (v) => T + (1 - v) * (H - T - B);
     const chart = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
     chart.append(svg("title", {}, title));
-    if (bands) {
-      chart.append(svg("rect", { class: "zone healthy", x: L, y: y(bands.healthy_max), width: W - L - R, height: y(0) - y(bands.healthy_max) }));
-      chart.append(svg("rect", { class: "zone watch", x: L, y: y(bands.watch_max), width: W - L - R, height: y(bands.healthy_max) - y(bands.watch_max) }));
-      chart.append(svg("rect", { class: "zone broken", x: L, y: y(1), width: W - L - R, height: y(bands.watch_max) - y(1) }));
-    }
     for (const v of [0, 0.5, 1]) {
       chart.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v) }));
       chart.append(svg("text", { x: 4, y: y(v) + 4 }, v.toFixed(1)));
@@ -129,7 +124,7 @@
    * (`assembled`: the conversation as core assembled it, every turn with its role and
    * text), each human turn with its six bands and its evidence words marked.
    */
-  function conversation(conv, assembled, bands) {
+  function conversation(conv, assembled) {
     const turns = conv.turns;
     const labels = turns.map((_, i) => `turn ${i + 1}`);
     const series = [
@@ -154,8 +149,7 @@
     return el("section", { class: "card conversation", "data-conversation-id": conv.conversation_id },
       el("h3", {}, `Conversation ${conv.conversation_id}`),
       el("p", { class: "muted" }, `${conv.human_turn_count} human turns, ${conv.ai_turn_count} AI turns; ${state}.`),
-      // No band zones behind: trust points the other way (higher is better).
-      lineChart(series, labels, null, `Frustration, trust and abandonment risk across the human turns of ${conv.conversation_id}`),
+      lineChart(series, labels, `Frustration, trust and abandonment risk across the human turns of ${conv.conversation_id}`),
       assembled ? el("ol", { class: "transcript" }, assembled.turns.map(line))
         : el("p", { class: "muted" }, "The conversation's text is not available here."));
   }
@@ -166,7 +160,7 @@
    * ({pipeline, intelligence}); `assembly` core's assembly of the request (its
    * conversations with their turns' text), or null.
    */
-  function session(result, assembly, bands) {
+  function session(result, assembly) {
     const i = result.intelligence;
     const byId = new Map(((assembly && assembly.conversations) || []).map((c) => [c.conversation_id, c]));
     return el("div", { class: "session" },
@@ -179,7 +173,7 @@
         el("p", { class: "muted" }, `${i.conversation_count} conversations, ${i.human_turn_count} human turns, archetype ${i.archetype}, scorer ${i.scorer_version}.`),
         layerTable(i.layer_z)),
       el("h2", {}, "Conversations"),
-      i.conversations.map((c) => conversation(c, byId.get(c.conversation_id), bands)));
+      i.conversations.map((c) => conversation(c, byId.get(c.conversation_id))));
   }
 
   /**

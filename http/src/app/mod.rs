@@ -14,7 +14,6 @@ use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use undertone_core::score::layer_z::{HEALTHY_MAX, WATCH_MAX};
 
 /// The pages' stylesheet.
 pub const CSS: &str = include_str!("../../app/app.css");
@@ -30,11 +29,6 @@ const INDEX_HTML: &str = include_str!("../../app/index.html");
 pub const APP_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; \
      frame-ancestors 'none'";
-
-/// The band limits on risk, as the pages draw them (from core's constants).
-pub fn bands_json() -> String {
-    serde_json::json!({"healthy_max": HEALTHY_MAX, "watch_max": WATCH_MAX}).to_string()
-}
 
 /// The routes under `/app`; `/app` itself and every page path answer the document
 /// (pages are routed in the browser by the URL's fragment).
@@ -53,7 +47,6 @@ async fn asset(Path(file): Path<String>) -> Response {
         "app.css" => page(CSS, "text/css; charset=utf-8"),
         "render.js" => page(RENDER_JS, "text/javascript; charset=utf-8"),
         "app.js" => page(APP_JS, "text/javascript; charset=utf-8"),
-        "bands.json" => page(&bands_json(), "application/json"),
         _ => (StatusCode::NOT_FOUND, "no such asset").into_response(),
     }
 }

@@ -10,14 +10,14 @@ use undertone_core::IngestRequest;
 use undertone_core::assemble;
 use undertone_core::score::SessionIntelligence;
 
-use super::{CSS, RENDER_JS, bands_json};
+use super::{CSS, RENDER_JS};
 
 /// Draws the page from the data island once the document is read.
 const BOOT: &str = r#"
 (function () {
   const data = JSON.parse(document.getElementById("undertone-data").textContent);
   const main = document.getElementById("main");
-  main.append(Undertone.session(data.result, data.assembly, data.bands));
+  main.append(Undertone.session(data.result, data.assembly));
 })();
 "#;
 
@@ -52,7 +52,6 @@ pub fn html(request: &IngestRequest, result: &SessionIntelligence) -> String {
     let data = serde_json::json!({
         "result": result,
         "assembly": assembly,
-        "bands": serde_json::from_str::<serde_json::Value>(&bands_json()).unwrap_or_default(),
     });
     let script = format!("{RENDER_JS}\n{BOOT}");
     let csp = format!(
