@@ -7,10 +7,12 @@
 //! interval; p-values are Holm-adjusted across the dimensions tested. Methods and
 //! citations: docs/drift.md.
 
+pub mod history;
 pub mod outcome;
 
 use serde::Serialize;
 
+use crate::monitor::ConversationPoint;
 use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
 use crate::score::conversation::ConversationResult;
 use crate::score::findings::capitalise;
@@ -19,6 +21,7 @@ use crate::score::layer_z::{ByDimension, Dimension, Direction, Evidence};
 use crate::score::{SCORER_VERSION, SessionIntelligence, score};
 use crate::stats::{self, Method};
 
+pub use history::{HistoryDriftRequest, HistoryPeriod, drift_history};
 pub use outcome::{DeployShift, OutcomeShift, at_deploys, outcome_shift};
 
 /// Significance level, after Holm adjustment across dimensions.
@@ -150,8 +153,10 @@ impl utoipa::ToSchema for DimensionDrifts {
 pub struct PeriodSummary {
     /// The period's label.
     pub label: String,
-    /// Events in the period.
-    pub event_count: usize,
+    /// Events in the period (`null` when the period was read from a deployment's
+    /// history, which keeps scores, not events).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub event_count: Option<usize>,
     /// Conversations with at least one human turn.
     pub conversation_count: usize,
     /// Human turns scored.
@@ -224,13 +229,95 @@ pub fn compare_sessions(
     (after_label, after): (&str, &SessionIntelligence),
     question: Option<&str>,
 ) -> DriftResult {
-    let b = scored(before);
-    let a = scored(after);
-    let dimension_drifts = compare(
-        |d| b.iter().map(|c| c.layer_z.get(d).score).collect(),
-        |d| a.iter().map(|c| c.layer_z.get(d).score).collect(),
+    compare_sides(
+        Side::of_session(before_label, before),
+        Side::of_session(after_label, after),
+        question,
+    )
+}
+
+/// Compares two periods of a deployment's history: the conversation points kept for
+/// each (what `POST /deployments/{id}/drift` compares). History keeps scores, not
+/// events, so the periods' `event_count` is `null` and the recommendations cannot
+/// quote evidence.
+pub fn compare_points(
+    (before_label, before): (&str, &[ConversationPoint]),
+    (after_label, after): (&str, &[ConversationPoint]),
+    question: Option<&str>,
+) -> DriftResult {
+    compare_sides(
+        Side::of_points(before_label, before),
+        Side::of_points(after_label, after),
+        question,
+    )
+}
+
+/// One period as the comparison reads it: each scored conversation's dimension scores
+/// and outcome, and where evidence for advice can be found.
+struct Side<'a> {
+    label: &'a str,
+    event_count: Option<usize>,
+    human_turns: usize,
+    conversations: Vec<(ByDimension<f64>, bool)>,
+    evidence: Option<&'a SessionIntelligence>,
+}
+
+impl<'a> Side<'a> {
+    fn of_session(label: &'a str, s: &'a SessionIntelligence) -> Side<'a> {
+        Side {
+            label,
+            event_count: Some(s.intelligence.event_count),
+            human_turns: s.intelligence.human_turn_count,
+            conversations: scored(s)
+                .iter()
+                .map(|c| (ByDimension::from_fn(|d| c.layer_z.get(d).score), c.resolved))
+                .collect(),
+            evidence: Some(s),
+        }
+    }
+
+    fn of_points(label: &'a str, points: &[ConversationPoint]) -> Side<'a> {
+        Side {
+            label,
+            event_count: None,
+            human_turns: points.iter().map(|p| p.human_turns).sum(),
+            conversations: points
+                .iter()
+                .filter(|p| p.human_turns > 0)
+                .map(|p| (p.scores.clone(), p.resolved))
+                .collect(),
+            evidence: None,
+        }
+    }
+
+    fn scores(&self, d: Dimension) -> Vec<f64> {
+        self.conversations.iter().map(|(s, _)| *s.get(d)).collect()
+    }
+
+    fn resolved(&self) -> usize {
+        self.conversations.iter().filter(|(_, r)| *r).count()
+    }
+
+    fn summary(&self) -> PeriodSummary {
+        let n = self.conversations.len();
+        PeriodSummary {
+            label: self.label.to_owned(),
+            event_count: self.event_count,
+            conversation_count: n,
+            human_turn_count: self.human_turns,
+            resolved_rate: (n > 0).then(|| self.resolved() as f64 / n as f64),
+        }
+    }
+}
+
+fn compare_sides(b: Side<'_>, a: Side<'_>, question: Option<&str>) -> DriftResult {
+    let dimension_drifts = compare(|d| b.scores(d), |d| a.scores(d));
+    let outcome_shift = outcome::counts(
+        b.resolved(),
+        b.conversations.len(),
+        a.resolved(),
+        a.conversations.len(),
     );
-    let outcome_shift = outcome_shift(&b, &a);
     let order = dimension_order(question, &dimension_drifts);
     let significant: Vec<(Dimension, &DimensionDrift)> = Dimension::ALL
         .iter()
@@ -256,16 +343,16 @@ pub fn compare_sessions(
 
     let key_findings: Vec<String> = order
         .iter()
-        .map(|&d| finding_line(d, dimension_drifts.get(d), before_label, after_label))
+        .map(|&d| finding_line(d, dimension_drifts.get(d), b.label, a.label))
         .collect();
     let plain_recommendations: Vec<String> = order
         .iter()
         .filter(|&&d| dimension_drifts.get(d).verdict == Verdict::Regressed)
-        .map(|&d| regression_advice(d, dimension_drifts.get(d), after))
+        .map(|&d| regression_advice(d, dimension_drifts.get(d), a.evidence))
         .collect();
     let summary = summary(
-        (before_label, &b),
-        (after_label, &a),
+        (b.label, b.conversations.len()),
+        (a.label, a.conversations.len()),
         direction,
         &order,
         &dimension_drifts,
@@ -275,8 +362,8 @@ pub fn compare_sessions(
     DriftResult {
         scorer_version: SCORER_VERSION,
         question: question.map(str::to_owned),
-        before: period_summary(before_label, before, &b),
-        after: period_summary(after_label, after, &a),
+        before: b.summary(),
+        after: a.summary(),
         overall_drift,
         direction,
         plain_summary: summary,
@@ -372,21 +459,6 @@ fn scored(s: &SessionIntelligence) -> Vec<&ConversationResult> {
         .iter()
         .filter(|c| !c.turns.is_empty())
         .collect()
-}
-
-fn period_summary(
-    label: &str,
-    s: &SessionIntelligence,
-    scored: &[&ConversationResult],
-) -> PeriodSummary {
-    PeriodSummary {
-        label: label.to_owned(),
-        event_count: s.intelligence.event_count,
-        conversation_count: scored.len(),
-        human_turn_count: s.intelligence.human_turn_count,
-        resolved_rate: (!scored.is_empty())
-            .then(|| scored.iter().filter(|c| c.resolved).count() as f64 / scored.len() as f64),
-    }
 }
 
 /// Words of a question that point at each dimension.
@@ -533,15 +605,21 @@ fn finding_line(d: Dimension, x: &DimensionDrift, before: &str, after: &str) -> 
     }
 }
 
-/// What to do about a regressed dimension: the after period's strongest evidence.
-fn regression_advice(d: Dimension, x: &DimensionDrift, after: &SessionIntelligence) -> String {
-    let top: Option<&Evidence> = after
-        .intelligence
-        .layer_z
-        .get(d)
-        .evidence
-        .iter()
-        .find(|e| e.contribution > 0.0 && e.signal != "baseline");
+/// What to do about a regressed dimension: the after period's strongest evidence, when
+/// the period was scored from events.
+fn regression_advice(
+    d: Dimension,
+    x: &DimensionDrift,
+    after: Option<&SessionIntelligence>,
+) -> String {
+    let top: Option<&Evidence> = after.and_then(|s| {
+        s.intelligence
+            .layer_z
+            .get(d)
+            .evidence
+            .iter()
+            .find(|e| e.contribution > 0.0 && e.signal != "baseline")
+    });
     let change = match (x.before_median, x.after_median) {
         (Some(b), Some(a)) => format!(" (median {b:.2} → {a:.2})"),
         _ => String::new(),
@@ -561,8 +639,8 @@ fn regression_advice(d: Dimension, x: &DimensionDrift, after: &SessionIntelligen
 }
 
 fn summary(
-    (before_label, b): (&str, &[&ConversationResult]),
-    (after_label, a): (&str, &[&ConversationResult]),
+    (before_label, b): (&str, usize),
+    (after_label, a): (&str, usize),
     direction: DriftDirection,
     order: &[Dimension],
     drifts: &DimensionDrifts,
@@ -571,8 +649,7 @@ fn summary(
 ) -> String {
     let mut s = vec![format!(
         "Compared {} conversations of {before_label} with {} of {after_label}, dimension by dimension (two-sided Mann-Whitney U, Holm-adjusted, α = {ALPHA}).",
-        b.len(),
-        a.len()
+        b, a
     )];
     let list = |v: Verdict| -> Vec<String> {
         order

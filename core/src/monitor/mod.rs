@@ -9,6 +9,7 @@
 
 pub mod anomaly;
 pub mod crossings;
+mod daily;
 pub mod deploys;
 pub mod report;
 
@@ -25,6 +26,7 @@ use crate::score::conversation::ConversationResult;
 use crate::score::layer_z::{ByDimension, Dimension};
 
 pub use crossings::{CROSSING_DIMENSIONS, Crossing, crossings};
+pub use daily::{Day, DayValue, daily};
 pub use deploys::{DEPLOY_BASELINE, ReleaseChange, release_changes, settled_shift};
 pub use report::{DimensionHealth, HealthReport, health_report};
 

@@ -24,3 +24,5 @@ pub const URL_MAX_CHARS: usize = 2048;
 pub const BODY_MAX_BYTES: usize = 16 * 1024 * 1024;
 /// Gap between turns, in seconds, beyond which an implicitly grouped conversation is split.
 pub const CONVERSATION_GAP_SECS: i64 = 30 * 60;
+/// Most conversations a period of a drift over a deployment's history may hold.
+pub const DRIFT_HISTORY_CONVERSATIONS_MAX: usize = 10_000;
