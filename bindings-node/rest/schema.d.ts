@@ -112,6 +112,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/deployments/{deployment_id}/drift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a drift comparison between two date ranges of a deployment.
+         * @description Compares the conversations of the deployment's kept history (`--retain-days`) that
+         *     started in each range, exactly as `POST /drift` compares scored events: per
+         *     dimension a two-sided Mann-Whitney U test, Holm-adjusted, with the Hodges–Lehmann
+         *     shift and interval, and the resolved rates. The conversations are read when the
+         *     request is accepted (at most 10,000 per range); the result is read at `GET
+         *     /drift/{session_id}`. History keeps scores, not events, so the recommendations
+         *     cannot quote evidence and `event_count` is 0. Counts against the drift window.
+         */
+        post: operations["start_history_drift"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/drift/{session_id}": {
         parameters: {
             query?: never;
@@ -263,6 +289,49 @@ export interface paths {
         };
         /** Read one health report. */
         get: operations["read_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deployments.
+         * @description Every deployment of the caller's organisation with scored conversations in its
+         *     history (kept for `--retain-days`).
+         */
+        get: operations["list_deployments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/deployments/{deployment_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deployment's history.
+         * @description The last `days` (1 to 366, default 30) of the deployment's scored conversations,
+         *     by UTC day: each dimension's median score and broken share, the resolved share, deploy
+         *     markers and anomalies. What the app's deployment page draws.
+         */
+        get: operations["history"];
         put?: never;
         post?: never;
         delete?: never;
@@ -688,6 +757,23 @@ export interface components {
              */
             result?: Record<string, never> | null;
         };
+        /** @description The organisation's deployments. */
+        DeploymentList: {
+            /** @description By deployment id. */
+            data: components["schemas"]["DeploymentSummary"][];
+        };
+        /** @description One deployment with history. */
+        DeploymentSummary: {
+            /** @description The deployment. */
+            deployment_id: string;
+            /**
+             * Format: int64
+             * @description Scored conversations kept in its history.
+             */
+            conversations: number;
+            /** @description When its latest conversation started. */
+            last_conversation_at: string;
+        };
         /** @description One broken rule. */
         Detail: {
             /** @description Field path, e.g. `events[3].timestamp`. */
@@ -948,7 +1034,8 @@ export interface components {
             question?: string | null;
             /**
              * Format: int64
-             * @description Events in both periods.
+             * @description Events in both periods (0 for a drift over a deployment's history, which
+             *     keeps scores, not events).
              */
             event_count: number;
             /** @description Version of the scorer. */
@@ -1074,6 +1161,68 @@ export interface components {
              *     depth is the service's load, not for anyone who can reach it).
              */
             queue_depth?: number | null;
+        };
+        /**
+         * @description The body of `POST /deployments/{deployment_id}/drift`.
+         * @example {
+         *       "before": {
+         *         "label": "before the refund prompt",
+         *         "from": "2026-11-01T00:00:00Z",
+         *         "to": "2026-11-15T00:00:00Z"
+         *       },
+         *       "after": {
+         *         "label": "after",
+         *         "from": "2026-11-15T00:00:00Z",
+         *         "to": "2026-11-29T00:00:00Z"
+         *       },
+         *       "question": "Are people more frustrated since the new refund prompt?"
+         *     }
+         */
+        HistoryDriftBody: {
+            /** @description The baseline period. */
+            before: components["schemas"]["HistoryRange"];
+            /** @description The compared period. */
+            after: components["schemas"]["HistoryRange"];
+            /** @description The question the analysis addresses first. */
+            question?: string | null;
+        };
+        /** @description One period of a deployment's history: `[from, to)`. */
+        HistoryRange: {
+            /** @description The period's label; `from`'s and `to`'s dates when omitted. */
+            label?: string | null;
+            /**
+             * Format: date-time
+             * @description Conversations that started at or after this time (RFC 3339) are in the period.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Conversations that started before this time (RFC 3339) are in the period.
+             */
+            to: string;
+        };
+        /** @description A deployment's history by day. */
+        HistoryView: {
+            /** @description The deployment. */
+            deployment_id: string;
+            /** @description Start of the window (RFC 3339, UTC). */
+            from: string;
+            /** @description End of the window (now). */
+            to: string;
+            /**
+             * @description Each UTC day with conversations, oldest first: `{date, conversations,
+             *     resolved_share, dimensions: {dimension: {median, broken_share}}}` (median of the
+             *     conversation scores; broken share of conversations in the broken band).
+             */
+            days: Record<string, never>[];
+            /** @description The deploy markers in the window, with their outcome-shift results. */
+            deploys: components["schemas"]["DeployView"][];
+            /**
+             * @description Days whose mean risk on a dimension left the EWMA control limits:
+             *     `{dimension, bucket (the date), conversations, value, baseline_mean, z, severity,
+             *     direction, …}`.
+             */
+            anomalies: Record<string, never>[];
         };
         /**
          * @description The 202 answer to an ingest.
@@ -1296,8 +1445,11 @@ export interface components {
         PeriodSummary: {
             /** @description The period's label. */
             label: string;
-            /** @description Events in the period. */
-            event_count: number;
+            /**
+             * @description Events in the period (`null` when the period was read from a deployment's
+             *     history, which keeps scores, not events).
+             */
+            event_count: number | null;
             /** @description Conversations with at least one human turn. */
             conversation_count: number;
             /** @description Human turns scored. */
@@ -1964,6 +2116,98 @@ export interface operations {
                 };
             };
             /** @description The body broke the input contract */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key is read-only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate-limit window is full */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The queue is at capacity */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    start_history_drift: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The deployment */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HistoryDriftBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted and queued */
+            202: {
+                headers: {
+                    /** @description The drift session's poll URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DriftAccepted"];
+                };
+            };
+            /** @description Invalid deployment id, range, label or question, or too many conversations in a range */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2740,6 +2984,115 @@ export interface operations {
             };
             /** @description No such report */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate-limit window is full */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_deployments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deployments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A rate-limit window is full */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    history: {
+        parameters: {
+            query?: {
+                /** @description Days back from now: 1 to 366 (default 30) */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The deployment */
+                deployment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The history */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HistoryView"];
+                };
+            };
+            /** @description Invalid deployment id or days */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

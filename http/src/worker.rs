@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use undertone_core::drift::HistoryDriftRequest;
 use undertone_core::monitor::{self, ConversationPoint};
 use undertone_core::score::{SessionIntelligence, Stopped};
 use undertone_core::{IngestRequest, drift, score, validate};
@@ -300,11 +301,17 @@ pub fn outcome(kind: SessionKind, session_id: &str, body: &[u8]) -> Outcome {
             Err(failed) => failed,
         },
         SessionKind::Drift => {
-            let request = match validate::drift_request_bytes(body) {
-                Ok(r) => r,
-                Err(e) => return Outcome::Failed(format!("the stored request is invalid: {e}")),
+            // A drift over a deployment's history stores its snapshot of the two
+            // periods; any other drift body is the request as posted.
+            let result = match serde_json::from_slice::<HistoryDriftRequest>(body) {
+                Ok(history) => drift::drift_history(&history),
+                Err(_) => match validate::drift_request_bytes(body) {
+                    Ok(request) => drift::drift(&request),
+                    Err(e) => {
+                        return Outcome::Failed(format!("the stored request is invalid: {e}"));
+                    }
+                },
             };
-            let result = drift::drift(&request);
             match (
                 serde_json::to_string(&result),
                 serde_json::to_string(&result.plain_recommendations),

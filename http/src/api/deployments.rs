@@ -1,5 +1,6 @@
-//! Per-deployment routes: deploy markers (which split a deployment's history into
-//! before and after for `outcome_shift_detected`) and User Health Reports.
+//! Per-deployment routes: the organisation's deployments and each one's history by
+//! day, deploy markers (which split a deployment's history into before and after for
+//! `outcome_shift_detected`) and User Health Reports.
 
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -13,7 +14,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::body::{JsonBody, PathParam};
+use super::body::{JsonBody, PathParam, QueryParams};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::time;
 use super::webhooks::parse;
@@ -27,6 +28,8 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_deploy, list_deploys))
         .routes(routes!(create_report, list_reports))
         .routes(routes!(read_report))
+        .routes(routes!(list_deployments))
+        .routes(routes!(history))
 }
 
 /// The body of `POST /deployments/{id}/deploys`; every field is optional.
@@ -352,4 +355,152 @@ pub(super) async fn read_report(
         .await?
         .ok_or_else(|| ApiError::not_found("health report"))?;
     Ok(Json(report_view(report)?))
+}
+
+/// One deployment with history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeploymentSummary {
+    /// The deployment.
+    pub deployment_id: String,
+    /// Scored conversations kept in its history.
+    pub conversations: u64,
+    /// When its latest conversation started.
+    pub last_conversation_at: String,
+}
+
+/// The organisation's deployments.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeploymentList {
+    /// By deployment id.
+    pub data: Vec<DeploymentSummary>,
+}
+
+/// List deployments.
+///
+/// Every deployment of the caller's organisation with scored conversations in its
+/// history (kept for `--retain-days`).
+#[utoipa::path(get, path = "/deployments", tag = "deployments", operation_id = "list_deployments",
+    responses(
+        (status = 200, description = "The deployments", body = DeploymentList),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn list_deployments(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<DeploymentList>, ApiError> {
+    let rows = state.store.deployments(&caller.key.org_id).await?;
+    let data = rows
+        .into_iter()
+        .map(|(deployment_id, conversations, last_ms)| {
+            let last = DateTime::from_timestamp_millis(last_ms).unwrap_or_default();
+            DeploymentSummary {
+                deployment_id,
+                conversations,
+                last_conversation_at: time(&last),
+            }
+        })
+        .collect();
+    Ok(Json(DeploymentList { data }))
+}
+
+/// `?days=` of `GET /deployments/{id}/history`.
+#[derive(Debug, Deserialize)]
+pub struct DaysQuery {
+    days: Option<u32>,
+}
+
+/// Days of history by default, and at most.
+const DAYS_DEFAULT: u32 = 30;
+const DAYS_MAX: u32 = 366;
+
+/// A deployment's history by day.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HistoryView {
+    /// The deployment.
+    pub deployment_id: String,
+    /// Start of the window (RFC 3339, UTC).
+    pub from: String,
+    /// End of the window (now).
+    pub to: String,
+    /// Each UTC day with conversations, oldest first: `{date, conversations,
+    /// resolved_share, dimensions: {dimension: {median, broken_share}}}` (median of the
+    /// conversation scores; broken share of conversations in the broken band).
+    #[schema(value_type = Vec<Object>)]
+    pub days: Vec<undertone_core::monitor::Day>,
+    /// The deploy markers in the window, with their outcome-shift results.
+    pub deploys: Vec<DeployView>,
+    /// Days whose mean risk on a dimension left the EWMA control limits:
+    /// `{dimension, bucket (the date), conversations, value, baseline_mean, z, severity,
+    /// direction, …}`.
+    #[schema(value_type = Vec<Object>)]
+    pub anomalies: Vec<undertone_core::monitor::anomaly::Anomaly>,
+}
+
+/// A deployment's history.
+///
+/// The last `days` (1 to 366, default 30) of the deployment's scored conversations,
+/// by UTC day: each dimension's median score and broken share, the resolved share, deploy
+/// markers and anomalies. What the app's deployment page draws.
+#[utoipa::path(get, path = "/deployments/{deployment_id}/history", tag = "deployments",
+    params(
+        ("deployment_id" = String, Path, description = "The deployment"),
+        ("days" = Option<u32>, Query, description = "Days back from now: 1 to 366 (default 30)", minimum = 1, maximum = 366),
+    ),
+    responses(
+        (status = 200, description = "The history", body = HistoryView),
+        (status = 400, description = "Invalid deployment id or days", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn history(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(deployment_id): PathParam<String>,
+    QueryParams(query): QueryParams<DaysQuery>,
+) -> Result<Json<HistoryView>, ApiError> {
+    check_deployment(&deployment_id)?;
+    let days = query.days.unwrap_or(DAYS_DEFAULT);
+    if !(1..=DAYS_MAX).contains(&days) {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!("days: must be from 1 to {DAYS_MAX}, got {days}"),
+        ));
+    }
+    let to = state.clock.now();
+    let from = to - Duration::days(i64::from(days));
+    let org = &caller.key.org_id;
+    let points = state
+        .store
+        .history(
+            org,
+            &deployment_id,
+            from.timestamp_millis(),
+            to.timestamp_millis() + 1,
+        )
+        .await?;
+    let deploys = state
+        .store
+        .deploys(org, &deployment_id)
+        .await?
+        .into_iter()
+        .filter(|d| d.deploy.at >= from && d.deploy.at <= to)
+        .map(deploy_view)
+        .collect::<Result<_, _>>()?;
+    let anomalies = undertone_core::monitor::anomaly::detect_points(
+        &points,
+        undertone_core::monitor::anomaly::Bucketing::Daily,
+    );
+    Ok(Json(HistoryView {
+        deployment_id,
+        from: time(&from),
+        to: time(&to),
+        days: undertone_core::monitor::daily(&points),
+        deploys,
+        anomalies,
+    }))
 }

@@ -1,19 +1,22 @@
-//! `POST /drift` and `GET /drift/{session_id}`: significance-tested comparison of two
-//! periods, run as a session (DESIGN.md §6).
+//! `POST /drift`, `POST /deployments/{id}/drift` and `GET /drift/{session_id}`:
+//! significance-tested comparison of two periods, given as events or as two date
+//! ranges of a deployment's history, run as a session (DESIGN.md §6).
 
 use axum::extract::State;
 use axum::response::Response;
 use axum::{Extension, Json};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use undertone_core::schema::DriftRequest;
+use undertone_core::drift::{HistoryDriftRequest, HistoryPeriod};
+use undertone_core::schema::{DriftRequest, limits};
 use undertone_core::validate;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::body::{JsonBody, PathParam};
-use super::error::{ApiError, ErrorEnvelope};
+use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::{load, time};
 use super::submit::{accepted, check_off_runtime, enqueue};
 use super::{AppState, Caller};
@@ -22,6 +25,7 @@ use crate::store::{NewSession, SessionKind, SessionStatus};
 pub(super) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(start))
+        .routes(routes!(start_history))
         .routes(routes!(read))
 }
 
@@ -101,7 +105,8 @@ pub struct DriftView {
     pub after_label: String,
     /// The question, as asked.
     pub question: Option<String>,
-    /// Events in both periods.
+    /// Events in both periods (0 for a drift over a deployment's history, which
+    /// keeps scores, not events).
     pub event_count: u64,
     /// Version of the scorer.
     pub scorer_version: Option<String>,
@@ -191,6 +196,180 @@ pub(super) async fn start(
         poll_url: poll_url.clone(),
     };
     Ok(accepted(poll_url, body, quota))
+}
+
+/// One period of a deployment's history: `[from, to)`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryRange {
+    /// The period's label; `from`'s and `to`'s dates when omitted.
+    #[schema(max_length = 256)]
+    pub label: Option<String>,
+    /// Conversations that started at or after this time (RFC 3339) are in the period.
+    #[schema(format = DateTime)]
+    pub from: String,
+    /// Conversations that started before this time (RFC 3339) are in the period.
+    #[schema(format = DateTime)]
+    pub to: String,
+}
+
+/// The body of `POST /deployments/{deployment_id}/drift`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "before": {"label": "before the refund prompt", "from": "2026-11-01T00:00:00Z", "to": "2026-11-15T00:00:00Z"},
+    "after": {"label": "after", "from": "2026-11-15T00:00:00Z", "to": "2026-11-29T00:00:00Z"},
+    "question": "Are people more frustrated since the new refund prompt?"}))]
+#[serde(deny_unknown_fields)]
+pub struct HistoryDriftBody {
+    /// The baseline period.
+    pub before: HistoryRange,
+    /// The compared period.
+    pub after: HistoryRange,
+    /// The question the analysis addresses first.
+    #[schema(max_length = 2000)]
+    pub question: Option<String>,
+}
+
+/// Start a drift comparison between two date ranges of a deployment.
+///
+/// Compares the conversations of the deployment's kept history (`--retain-days`) that
+/// started in each range, exactly as `POST /drift` compares scored events: per
+/// dimension a two-sided Mann-Whitney U test, Holm-adjusted, with the Hodges–Lehmann
+/// shift and interval, and the resolved rates. The conversations are read when the
+/// request is accepted (at most 10,000 per range); the result is read at `GET
+/// /drift/{session_id}`. History keeps scores, not events, so the recommendations
+/// cannot quote evidence and `event_count` is 0. Counts against the drift window.
+#[utoipa::path(post, path = "/deployments/{deployment_id}/drift", tag = "drift",
+    operation_id = "start_history_drift",
+    params(("deployment_id" = String, Path, description = "The deployment", min_length = 1, max_length = 256, pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$")),
+    request_body(content = HistoryDriftBody, content_type = "application/json"),
+    responses(
+        (status = 202, description = "Accepted and queued", body = DriftAccepted,
+            headers(("Location" = String, description = "The drift session's poll URL"))),
+        (status = 400, description = "Invalid deployment id, range, label or question, or too many conversations in a range", body = ErrorEnvelope),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+        (status = 503, description = "The queue is at capacity", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn start_history(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(deployment_id): PathParam<String>,
+    JsonBody(bytes): JsonBody,
+) -> Result<Response, ApiError> {
+    validate::identifier(&deployment_id, "deployment_id")?;
+    let body: HistoryDriftBody = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::new(Code::ValidationError, format!("body: {e}")))?;
+    if let Some(q) = &body.question
+        && q.chars().count() > limits::QUESTION_MAX_CHARS
+    {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!(
+                "question: must be at most {} characters",
+                limits::QUESTION_MAX_CHARS
+            ),
+        ));
+    }
+    let before = read_range(&state, &caller, &deployment_id, body.before, "before").await?;
+    let after = read_range(&state, &caller, &deployment_id, body.after, "after").await?;
+    let labels = Labels {
+        before: before.label.clone(),
+        after: after.label.clone(),
+        question: body.question.clone(),
+    };
+    let request = HistoryDriftRequest {
+        deployment_id: deployment_id.clone(),
+        before,
+        after,
+        question: body.question,
+    };
+    let session = NewSession {
+        id: uuid::Uuid::new_v4().to_string(),
+        kind: SessionKind::Drift,
+        org_id: caller.key.org_id.clone(),
+        key_id: caller.key.id.clone(),
+        deployment_id: Some(deployment_id),
+        event_count: 0,
+        webhook_url: None,
+        labels: Some(serde_json::to_string(&labels).map_err(ApiError::internal)?),
+        body: serde_json::to_vec(&request).map_err(ApiError::internal)?,
+        created_at: state.clock.now(),
+    };
+    let quota = match enqueue(&state, &caller, &session).await {
+        Ok(quota) => quota,
+        Err(refused) => return Ok(refused),
+    };
+    let poll_url = format!("/api/v1/drift/{}", session.id);
+    let body = DriftAccepted {
+        session_id: session.id,
+        status: SessionStatus::Received,
+        poll_url: poll_url.clone(),
+    };
+    Ok(accepted(poll_url, body, quota))
+}
+
+/// The conversations of `deployment_id` that started in `range`, checked, as the
+/// period at `field` (`before` or `after`).
+async fn read_range(
+    state: &AppState,
+    caller: &Caller,
+    deployment_id: &str,
+    range: HistoryRange,
+    field: &str,
+) -> Result<HistoryPeriod, ApiError> {
+    let at = |name: &str, text: &str| -> Result<DateTime<Utc>, ApiError> {
+        DateTime::parse_from_rfc3339(text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| {
+                ApiError::new(
+                    Code::ValidationError,
+                    format!("{field}.{name}: must be an RFC 3339 time with an offset ({e})"),
+                )
+            })
+    };
+    let (from, to) = (at("from", &range.from)?, at("to", &range.to)?);
+    if from >= to {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!("{field}: from must be earlier than to"),
+        ));
+    }
+    let label = match range.label {
+        Some(label) => {
+            validate::identifier(&label, &format!("{field}.label"))?;
+            label
+        }
+        None => format!(
+            "{} – {}",
+            from.format("%Y-%m-%d %H:%M"),
+            to.format("%Y-%m-%d %H:%M")
+        ),
+    };
+    let points = state
+        .store
+        .history(
+            &caller.key.org_id,
+            deployment_id,
+            from.timestamp_millis(),
+            to.timestamp_millis(),
+        )
+        .await?;
+    if points.len() > limits::DRIFT_HISTORY_CONVERSATIONS_MAX {
+        return Err(ApiError::new(
+            Code::ValidationError,
+            format!(
+                "{field}: holds {} conversations, at most {} can be compared; narrow the range",
+                points.len(),
+                limits::DRIFT_HISTORY_CONVERSATIONS_MAX
+            ),
+        ));
+    }
+    Ok(HistoryPeriod { label, points })
 }
 
 /// Read a drift session.

@@ -149,6 +149,32 @@ impl Store {
             .collect()
     }
 
+    /// The deployments of `org_id` that have history: each with its conversation count
+    /// and the start of its latest conversation (epoch ms), by deployment id.
+    pub async fn deployments(&self, org_id: &str) -> StoreResult<Vec<(String, u64, i64)>> {
+        let rows = self
+            .pool
+            .fetch_all(
+                query(
+                    "SELECT deployment_id, COUNT(*) AS conversations, \
+                     MAX(started_at_ms) AS last_ms FROM conversation_history \
+                     WHERE org_id = $1 GROUP BY deployment_id ORDER BY deployment_id",
+                )
+                .bind(org_id),
+            )
+            .await?;
+        rows.iter()
+            .map(|r| {
+                let n = r.i64("conversations")?;
+                Ok((
+                    r.str("deployment_id")?,
+                    u64::try_from(n).unwrap_or(0),
+                    r.i64("last_ms")?,
+                ))
+            })
+            .collect()
+    }
+
     /// Deployments with conversations that started in `[from_ms, to_ms)`, as
     /// (org, deployment).
     pub async fn active_deployments(

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use undertone_core::{drift, validate};
 
 use super::{
-    HOUR_END, NOW_TEXT, Service, assert_error_with, assert_json_close, assert_quota, drift_body,
-    session_id,
+    HOUR_END, NOW_TEXT, Service, assert_error, assert_error_with, assert_json_close, assert_quota,
+    drift_body, session_id,
 };
 
 /// The six dimensions every result compares.
@@ -175,5 +175,114 @@ async fn a_period_of_fewer_than_5_events_is_a_validation_error() {
             "details": [{"path": "after.events", "message": "must hold 5 to 2000 events, got 4"}],
         }),
     );
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+/// `drift-v1` and `drift-v2` ingested as two sessions of `acme-support-bot`, scored.
+async fn history_of_two_weeks(svc: &Service) -> Vec<undertone_core::monitor::ConversationPoint> {
+    let mut points = Vec::new();
+    for name in ["drift-v1", "drift-v2"] {
+        let body = super::example(name);
+        svc.ingest(&body).await;
+        assert!(svc.run_one().await);
+        let request = validate::ingest_request_bytes(
+            &serde_json::to_vec(&body).expect("serialisable"),
+            &validate::Options::default(),
+        )
+        .expect("valid");
+        let result = undertone_core::score::score(&request);
+        points.extend(undertone_core::monitor::points(&request, &result));
+    }
+    points
+}
+
+#[tokio::test]
+async fn a_drift_between_two_date_ranges_compares_the_kept_history() {
+    let svc = Service::new().await;
+    let points = history_of_two_weeks(&svc).await;
+    let body = json!({
+        "before": {"label": "week of v1", "from": "2026-11-02T00:00:00Z", "to": "2026-11-09T00:00:00Z"},
+        "after": {"from": "2026-11-09T00:00:00Z", "to": "2026-11-16T00:00:00Z"},
+        "question": "Did v2 make refunds worse?",
+    });
+    let reply = svc
+        .post("/api/v1/deployments/acme-support-bot/drift", &body)
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    // It is a drift session: the drift window counts it.
+    assert_quota(&reply, 10, 9, HOUR_END);
+    let id = session_id(&reply);
+    assert!(svc.run_one().await);
+    let read = svc.get(&format!("/api/v1/drift/{id}")).await.json();
+
+    let cut = chrono::DateTime::parse_from_rfc3339("2026-11-09T00:00:00Z").expect("time");
+    let (before, after): (Vec<_>, Vec<_>) = points.into_iter().partition(|p| p.started_at < cut);
+    assert!(
+        before.len() >= 5 && after.len() >= 5,
+        "{} {}",
+        before.len(),
+        after.len()
+    );
+    let core = drift::compare_points(
+        ("week of v1", &before),
+        ("2026-11-09 00:00 – 2026-11-16 00:00", &after),
+        Some("Did v2 make refunds worse?"),
+    );
+    let core: Value =
+        serde_json::from_str(&serde_json::to_string(&core).expect("json")).expect("json");
+    assert_eq!(read["status"], "complete", "{read}");
+    assert_eq!(read["before_label"], "week of v1");
+    assert_eq!(read["after_label"], "2026-11-09 00:00 – 2026-11-16 00:00");
+    assert_eq!(read["event_count"], 0);
+    for field in [
+        "dimension_drifts",
+        "before",
+        "after",
+        "outcome_shift",
+        "key_findings",
+        "plain_summary",
+        "direction",
+    ] {
+        assert_json_close(&read[field], &core[field], field);
+    }
+    assert_eq!(read["before"]["conversation_count"], before.len());
+    assert_eq!(read["before"]["event_count"], Value::Null);
+    // The same periods given as events agree on every dimension's medians and p-values.
+    let events = compared(&drift_body());
+    for dim in DIMENSIONS {
+        for field in ["before_median", "after_median", "p_value", "verdict"] {
+            assert_json_close(
+                &read["dimension_drifts"][dim][field],
+                &events["dimension_drifts"][dim][field],
+                &format!("{dim}.{field}"),
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_date_range_drift_refuses_bad_ranges_before_queueing() {
+    let svc = Service::new().await;
+    let range = |from: &str, to: &str| json!({"from": from, "to": to});
+    let cases = [
+        (
+            json!({"before": range("2026-11-09T00:00:00Z", "2026-11-02T00:00:00Z"), "after": range("2026-11-09T00:00:00Z", "2026-11-16T00:00:00Z")}),
+            "before: from must be earlier than to",
+        ),
+        (
+            json!({"before": range("2026-11-02T00:00:00Z", "2026-11-09T00:00:00Z"), "after": range("yesterday", "2026-11-16T00:00:00Z")}),
+            "after.from: must be an RFC 3339 time with an offset (premature end of input)",
+        ),
+        (
+            json!({"before": range("2026-11-02T00:00:00Z", "2026-11-09T00:00:00Z"), "after": {"from": "2026-11-09T00:00:00Z"}}),
+            "body: missing field `to` at line 1 column 109",
+        ),
+    ];
+    for (body, message) in cases {
+        let reply = svc
+            .post("/api/v1/deployments/acme-support-bot/drift", &body)
+            .await;
+        assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
+    }
     assert_eq!(svc.queue_depth().await, 0);
 }

@@ -22,6 +22,8 @@ from .delivery_view import DeliveryView
 from .deploy_list import DeployList
 from .deploy_view import DeployView
 from .deploy_view_result_type_0 import DeployViewResultType0
+from .deployment_list import DeploymentList
+from .deployment_summary import DeploymentSummary
 from .detail import Detail
 from .dimension_drift import DimensionDrift
 from .dimension_drifts import DimensionDrifts
@@ -45,6 +47,11 @@ from .evidence import Evidence
 from .full_output import FullOutput
 from .grouping import Grouping
 from .health import Health
+from .history_drift_body import HistoryDriftBody
+from .history_range import HistoryRange
+from .history_view import HistoryView
+from .history_view_anomalies_item import HistoryViewAnomaliesItem
+from .history_view_days_item import HistoryViewDaysItem
 from .ingest_accepted import IngestAccepted
 from .ingest_request import IngestRequest
 from .intelligence import Intelligence
@@ -109,6 +116,8 @@ __all__ = (
     "DeployList",
     "DeployView",
     "DeployViewResultType0",
+    "DeploymentList",
+    "DeploymentSummary",
     "Detail",
     "DimensionDrift",
     "DimensionDrifts",
@@ -132,6 +141,11 @@ __all__ = (
     "FullOutput",
     "Grouping",
     "Health",
+    "HistoryDriftBody",
+    "HistoryRange",
+    "HistoryView",
+    "HistoryViewAnomaliesItem",
+    "HistoryViewDaysItem",
     "IngestAccepted",
     "IngestRequest",
     "Intelligence",

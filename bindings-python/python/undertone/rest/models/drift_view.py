@@ -48,7 +48,8 @@ class DriftView:
             created_at (str): When the request was accepted.
             before_label (str): Label of the baseline period.
             after_label (str): Label of the compared period.
-            event_count (int): Events in both periods.
+            event_count (int): Events in both periods (0 for a drift over a deployment's history, which
+                keeps scores, not events).
             completed_at (None | str | Unset): When the comparison finished.
             error (None | str | Unset): Why processing failed.
             question (None | str | Unset): The question, as asked.

@@ -15,14 +15,15 @@ class PeriodSummary:
 
     Attributes:
         label (str): The period's label.
-        event_count (int): Events in the period.
+        event_count (int | None): Events in the period (`null` when the period was read from a deployment's
+            history, which keeps scores, not events).
         conversation_count (int): Conversations with at least one human turn.
         human_turn_count (int): Human turns scored.
         resolved_rate (float | None): Share of those conversations that ended resolved.
     """
 
     label: str
-    event_count: int
+    event_count: int | None
     conversation_count: int
     human_turn_count: int
     resolved_rate: float | None
@@ -31,6 +32,7 @@ class PeriodSummary:
     def to_dict(self) -> dict[str, Any]:
         label = self.label
 
+        event_count: int | None
         event_count = self.event_count
 
         conversation_count = self.conversation_count
@@ -59,7 +61,12 @@ class PeriodSummary:
         d = dict(src_dict)
         label = d.pop("label")
 
-        event_count = d.pop("event_count")
+        def _parse_event_count(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        event_count = _parse_event_count(d.pop("event_count"))
 
         conversation_count = d.pop("conversation_count")
 
