@@ -1,11 +1,12 @@
 // The app at /app: sign in with an API key (kept in sessionStorage, never in a URL or
 // a cookie), then pages routed by the URL's fragment so each can be shared:
+// #/deployments, #/deployments/<id>, #/deployments/<id>/reports[/<report>],
 // #/sessions, #/sessions/<id>, #/ingest, #/drift, #/drift/<id>, #/webhooks,
 // #/webhooks/<id>, #/key. Every value from the API is drawn as
 // text (render.js), never as HTML.
 "use strict";
 (function () {
-  const { el, session, number, driftChart } = window.Undertone;
+  const { el, session, number, pValue, driftChart, historyChart, DIMENSIONS } = window.Undertone;
   const KEY = "undertone.key";
   const main = document.getElementById("main");
 
@@ -37,7 +38,7 @@
   function show(at, title, ...nodes) {
     if (at !== location.hash) return;
     document.title = `${title} · Undertone`;
-    main.replaceChildren(el("h1", {}, title), ...nodes);
+    main.replaceChildren(el("h1", {}, title), ...el("div", {}, nodes).childNodes);
     main.focus();
     for (const a of document.querySelectorAll("#nav a")) {
       a.toggleAttribute("aria-current", location.hash.startsWith(a.getAttribute("href")));
@@ -249,13 +250,27 @@
     return Array.isArray(doc) ? { events: doc } : { events: doc.events, deployment_id: doc.deployment_id };
   }
 
-  function driftStartPage() {
+  /** `days` days before today (UTC) as YYYY-MM-DD. */
+  function daysAgo(days) {
+    return new Date(Date.now() - days * 86400000).toISOString().slice(0, 10);
+  }
+
+  /** A period of whole UTC days: from the first day's start to the end of the last. */
+  function dayRange(first, last) {
+    const end = new Date(`${last}T00:00:00Z`);
+    end.setUTCDate(end.getUTCDate() + 1);
+    return { from: `${first}T00:00:00Z`, to: end.toISOString().replace(".000Z", "Z") };
+  }
+
+  async function driftStartPage() {
     const at = location.hash;
+    const params = new URLSearchParams(location.hash.split("?")[1] || "");
+    const listing = await api("GET", "/deployments");
     const before = el("input", { id: "before", type: "file", accept: ".json,application/json", required: true });
     const after = el("input", { id: "after", type: "file", accept: ".json,application/json", required: true });
     const question = el("input", { id: "question", type: "text", placeholder: "Did v3 make frustration worse?" });
     const out = el("div", { "aria-live": "polite" });
-    const form = el("form", { class: "stack" },
+    const form = el("form", { class: "stack", "aria-label": "Compare two files" },
       el("label", { for: "before" }, "Before: an ingest request or list of events (JSON)"), before,
       el("label", { for: "after" }, "After: the same for the compared period"), after,
       el("label", { for: "question" }, "Question (optional)"), question,
@@ -275,14 +290,46 @@
         out.replaceChildren(e instanceof SyntaxError ? el("p", { class: "error", role: "alert" }, `Not JSON: ${e.message}`) : failure(e));
       }
     });
+
+    const wanted = params.get("deployment");
+    const deployment = el("select", { id: "deployment", required: true }, listing.data.map((d) =>
+      el("option", { value: d.deployment_id, selected: d.deployment_id === wanted }, d.deployment_id)));
+    const day = (id, value) => el("input", { id, type: "date", required: true, value });
+    const fields = [day("before-first", daysAgo(13)), day("before-last", daysAgo(7)), day("after-first", daysAgo(6)), day("after-last", daysAgo(0))];
+    const rangeQuestion = el("input", { id: "range-question", type: "text", placeholder: "Are people more frustrated since the new prompt?" });
+    const rangeOut = el("div", { "aria-live": "polite" });
+    const ranges = el("form", { class: "stack", "aria-label": "Compare two date ranges" },
+      el("label", { for: "deployment" }, "Deployment"), deployment,
+      el("fieldset", {}, el("legend", {}, "Before (UTC days, both included)"),
+        el("label", { for: "before-first" }, "First day"), fields[0], el("label", { for: "before-last" }, "Last day"), fields[1]),
+      el("fieldset", {}, el("legend", {}, "After (UTC days, both included)"),
+        el("label", { for: "after-first" }, "First day"), fields[2], el("label", { for: "after-last" }, "Last day"), fields[3]),
+      el("label", { for: "range-question" }, "Question (optional)"), rangeQuestion,
+      el("button", { type: "submit" }, "Compare ranges"), rangeOut);
+    ranges.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      rangeOut.replaceChildren();
+      try {
+        const [bf, bl, af, al] = fields.map((f) => f.value);
+        const body = { before: { label: `${bf} – ${bl}`, ...dayRange(bf, bl) }, after: { label: `${af} – ${al}`, ...dayRange(af, al) } };
+        if (rangeQuestion.value.trim()) body.question = rangeQuestion.value.trim();
+        const accepted = await api("POST", `/deployments/${encodeURIComponent(deployment.value)}/drift`, JSON.stringify(body));
+        location.hash = `#/drift/${encodeURIComponent(accepted.session_id)}`;
+      } catch (e) {
+        rangeOut.replaceChildren(failure(e));
+      }
+    });
     show(at, "Drift", el("p", {}, "Compare two periods, e.g. two model versions: every dimension is tested for a significant change."),
-      el("section", { class: "card" }, form));
+      el("section", { class: "card" }, el("h2", {}, "Two files"), form),
+      el("section", { class: "card" }, el("h2", {}, "Two date ranges of a deployment"),
+        listing.data.length ? ranges : el("p", {}, "No deployment has scored conversations yet.")));
   }
 
   async function driftPage(id) {
     const at = location.hash;
     const d = await api("GET", `/drift/${encodeURIComponent(id)}`);
-    const head = el("p", { class: "muted" }, `${d.before_label} → ${d.after_label}; status ${d.status}; ${d.event_count} events.`);
+    const size = d.event_count ? `${d.event_count} events` : "conversations from the deployment's history";
+    const head = el("p", { class: "muted" }, `${d.before_label} → ${d.after_label}; status ${d.status}; ${size}.`);
     if (d.status !== "complete") {
       show(at, `Drift ${id.slice(0, 8)}`, head, d.error ? el("p", { class: "error" }, d.error) : el("p", {}, "Scoring…"));
       if (d.status === "received" || d.status === "processing") setTimeout(() => location.hash.includes(id) && route(), 1000);
@@ -297,6 +344,69 @@
       el("section", { class: "card" }, el("h2", {}, "Per dimension"), driftChart(d.dimension_drifts)));
   }
 
+  async function deploymentsPage() {
+    const at = location.hash;
+    const list = await api("GET", "/deployments");
+    const rows = list.data.map((d) => [
+      el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}` }, d.deployment_id),
+      String(d.conversations), d.last_conversation_at,
+      el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}/reports` }, "Health reports")]);
+    show(at, "Deployments", list.data.length
+      ? el("section", { class: "card" }, table(["Deployment", "Conversations", "Latest", ""], rows))
+      : el("p", {}, "No scored conversations yet. ", el("a", { href: "#/ingest" }, "Score a file"), " first."));
+  }
+
+  async function deploymentPage(id) {
+    const at = location.hash;
+    const params = new URLSearchParams(location.hash.split("?")[1] || "");
+    const days = params.get("days") || "30";
+    const h = await api("GET", `/deployments/${encodeURIComponent(id)}/history?days=${encodeURIComponent(days)}`);
+    const ranges = el("p", {}, "Window: ", ["7", "30", "90"].map((d) => [
+      d === days ? el("strong", {}, `${d} days`) : el("a", { href: `#/deployments/${encodeURIComponent(id)}?days=${d}` }, `${d} days`), " "]),
+      el("a", { href: `#/deployments/${encodeURIComponent(id)}/reports` }, "Health reports"), " ",
+      el("a", { href: `#/drift?deployment=${encodeURIComponent(id)}` }, "Compare two date ranges"));
+    const conversations = h.days.reduce((n, d) => n + d.conversations, 0);
+    const summary = el("p", { class: "muted" }, `${conversations} conversations on ${h.days.length} days; ${h.deploys.length} deploys and ${h.anomalies.length} anomalies in the window.`);
+    const charts = DIMENSIONS.map(([key, label]) => el("section", { class: "card history", "data-dimension": key },
+      el("h2", {}, label), historyChart(h.days, key, label, h.deploys, h.anomalies)));
+    const deploys = h.deploys.length ? el("section", { class: "card" }, el("h2", {}, "Deploys"), table(["Release", "Deployed", "Source", "Outcome shift"],
+      h.deploys.map((d) => [d.release || "–", d.deployed_at, d.source,
+        d.result ? (d.result.outcome_shift_detected ? `detected (p ${pValue(d.result.p_value)})` : "none detected") : "not measured yet"]))) : "";
+    const anomalies = h.anomalies.length ? el("section", { class: "card" }, el("h2", {}, "Anomalies"), table(["Day", "Dimension", "Risk", "Severity", "Mean risk", "Baseline"],
+      h.anomalies.map((a) => [a.bucket, a.dimension, a.direction, a.severity, number(a.value), number(a.baseline_mean)]))) : "";
+    show(at, `Deployment ${id}`, ranges, summary,
+      h.days.length ? el("div", { class: "history-grid" }, charts) : el("p", {}, "No conversations in this window."), deploys, anomalies);
+  }
+
+  async function reportsPage(id) {
+    const at = location.hash;
+    const list = await api("GET", `/deployments/${encodeURIComponent(id)}/health-reports`);
+    const rows = list.data.map((r) => [
+      el("a", { href: `#/deployments/${encodeURIComponent(id)}/reports/${encodeURIComponent(r.id)}` }, `${r.period_start.slice(0, 10)} – ${r.period_end.slice(0, 10)}`),
+      r.trigger, r.created_at]);
+    show(at, `Health reports of ${id}`, rows.length
+      ? el("section", { class: "card" }, table(["Week", "Made by", "Created"], rows))
+      : el("p", {}, "No health reports yet: the server writes one every week, or POST /api/v1/deployments/{id}/health-reports makes one now."));
+  }
+
+  async function reportPage(id, reportId) {
+    const at = location.hash;
+    const r = await api("GET", `/deployments/${encodeURIComponent(id)}/health-reports/${encodeURIComponent(reportId)}`);
+    const rep = r.report;
+    const pct = (x) => (typeof x === "number" ? `${Math.round(x * 100)}%` : "–");
+    const rows = DIMENSIONS.map(([key, label]) => {
+      const d = rep.dimensions[key];
+      return [label, `${number(d.previous_median)} → ${number(d.median)}`, `${pct(d.previous_broken_rate)} → ${pct(d.broken_rate)}`,
+        pValue(d.p_adjusted), el("span", { class: `verdict ${d.verdict}` }, String(d.verdict).replace("_", " "))];
+    });
+    show(at, `Health report: ${id}, ${rep.period_start.slice(0, 10)} – ${rep.period_end.slice(0, 10)}`,
+      el("section", { class: "card" },
+        el("p", {}, `${rep.conversations} conversations (${rep.previous_conversations} the week before), ${rep.human_turns} human turns; resolved ${pct(rep.previous_resolved_rate)} → ${pct(rep.resolved_rate)}.`),
+        el("h2", {}, "Findings"), el("ul", {}, rep.top_findings.map((f) => el("li", {}, f))),
+        el("h2", {}, "Per dimension, against the week before"),
+        table(["Dimension", "Median", "Broken", "Adjusted p", "Verdict"], rows)));
+  }
+
   async function route() {
     if (!sessionStorage.getItem(KEY)) return signIn();
     document.getElementById("nav").hidden = false;
@@ -308,10 +418,14 @@
       if (parts[0] === "sessions" && parts[1]) return await sessionPage(parts[1]);
       if (parts[0] === "ingest") return ingestPage();
       if (parts[0] === "key") return await keyPage();
+      if (parts[0] === "deployments" && parts[2] === "reports" && parts[3]) return await reportPage(parts[1], parts[3]);
+      if (parts[0] === "deployments" && parts[2] === "reports") return await reportsPage(parts[1]);
+      if (parts[0] === "deployments" && parts[1]) return await deploymentPage(parts[1]);
+      if (parts[0] === "deployments") return await deploymentsPage();
       if (parts[0] === "webhooks" && parts[1]) return await webhookPage(parts[1]);
       if (parts[0] === "webhooks") return await webhooksPage();
       if (parts[0] === "drift" && parts[1]) return await driftPage(parts[1]);
-      if (parts[0] === "drift") return driftStartPage();
+      if (parts[0] === "drift") return await driftStartPage();
       return await sessionsPage();
     } catch (e) {
       if (e.status === 401) { sessionStorage.removeItem(KEY); return signIn("The key was refused; sign in again."); }

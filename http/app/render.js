@@ -5,13 +5,16 @@
 (function (global) {
   const SVG = "http://www.w3.org/2000/svg";
 
-  /** An element with attributes and children (strings become text nodes). */
+  /**
+   * An element with attributes and children (strings become text nodes; arrays of
+   * children, however nested, are spread; null, undefined and false are skipped).
+   */
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v !== undefined && v !== null && v !== false) node.setAttribute(k, String(v));
     }
-    for (const c of children.flat()) {
+    for (const c of children.flat(Infinity)) {
       if (c === null || c === undefined || c === false) continue;
       node.append(c instanceof Node ? c : document.createTextNode(String(c)));
     }
@@ -41,6 +44,11 @@
 
   function number(x, digits = 2) {
     return typeof x === "number" ? x.toFixed(digits) : "–";
+  }
+
+  /** A p-value to three places, or "< 0.001" (never a bare 0.000). */
+  function pValue(p) {
+    return typeof p === "number" && p < 0.001 ? "< 0.001" : number(p, 3);
   }
 
   /** The six dimensions as a table: score, band, confidence. */
@@ -202,13 +210,13 @@
         row.append(svg("line", { class: "interval", x1: dx(d.ci_low), x2: dx(d.ci_high), y1: y, y2: y, stroke: "currentColor", "stroke-width": 3 }));
       }
       if (d.shift !== null) row.append(svg("rect", { x: dx(d.shift) - 4, y: y - 4, width: 8, height: 8, fill: "currentColor", class: "shift" }));
-      row.append(svg("title", {}, `${label}: ${d.verdict}; median ${number(d.before_median)} → ${number(d.after_median)}, shift ${number(d.shift)} [${number(d.ci_low)}, ${number(d.ci_high)}], adjusted p ${number(d.p_adjusted, 3)}`));
+      row.append(svg("title", {}, `${label}: ${d.verdict}; median ${number(d.before_median)} → ${number(d.after_median)}, shift ${number(d.shift)} [${number(d.ci_low)}, ${number(d.ci_high)}], adjusted p ${pValue(d.p_adjusted)}`));
       chart.append(row);
     });
     const rows = DIMENSIONS.map(([key, label]) => {
       const d = drifts[key];
       return el("tr", {}, el("th", { scope: "row" }, label), el("td", {}, `${number(d.before_median)} → ${number(d.after_median)}`),
-        el("td", {}, `${number(d.shift)} [${number(d.ci_low)}, ${number(d.ci_high)}]`), el("td", {}, number(d.p_adjusted, 3)),
+        el("td", {}, `${number(d.shift)} [${number(d.ci_low)}, ${number(d.ci_high)}]`), el("td", {}, pValue(d.p_adjusted)),
         el("td", {}, el("span", { class: `verdict ${d.verdict}` }, d.verdict.replace("_", " "))), el("td", {}, `${d.before_n} / ${d.after_n}`));
     });
     return el("div", {}, el("figure", { class: "chart-figure" }, chart), el("div", { class: "table-wrap" }, el("table", {},
@@ -216,5 +224,40 @@
       el("tbody", {}, rows))));
   }
 
-  global.Undertone = { el, svg, band, number, layerTable, lineChart, driftChart, session, highlighted, DIMENSIONS };
+  /**
+   * A deployment's days on one dimension: the median score and the broken share per
+   * day, deploy markers as labelled vertical lines, anomalies as rings on their day.
+   */
+  function historyChart(days, key, label, deploys, anomalies) {
+    const series = [
+      { name: `${label}: median score`, className: "line-trust", values: days.map((d) => d.dimensions[key].median) },
+      { name: `${label}: share broken`, className: "line-frustration", values: days.map((d) => d.dimensions[key].broken_share) },
+    ];
+    const labels = days.map((d) => d.date.slice(5));
+    const fig = lineChart(series, labels, `${label} by day: median score and share of conversations in the broken band`);
+    const chart = fig.querySelector("svg");
+    const [W, H, L, R, T, B] = [640, 200, 34, 10, 10, 24];
+    const n = Math.max(1, days.length);
+    const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
+    const dayIndex = (date) => days.findIndex((d) => d.date >= date);
+    for (const dep of deploys) {
+      const i = dayIndex(dep.deployed_at.slice(0, 10));
+      if (i < 0) continue;
+      const g = svg("g", { class: "deploy-marker" });
+      g.append(svg("line", { x1: x(i), x2: x(i), y1: T, y2: H - B, stroke: "currentColor", "stroke-dasharray": "4 3" }));
+      g.append(svg("text", { x: x(i) + 3, y: T + 10 }, dep.release || "deploy"));
+      g.append(svg("title", {}, `Deploy ${dep.release || dep.id} at ${dep.deployed_at}`));
+      chart.append(g);
+    }
+    for (const a of anomalies.filter((a) => a.dimension === key)) {
+      const i = days.findIndex((d) => d.date === a.bucket);
+      if (i < 0) continue;
+      const ring = svg("circle", { class: "anomaly", cx: x(i), cy: T + 4, r: 6, fill: "none", stroke: "currentColor", "stroke-width": 2 });
+      ring.append(svg("title", {}, `Anomaly on ${a.bucket}: risk ${a.direction}, ${a.severity} (z ${number(a.z)})`));
+      chart.append(ring);
+    }
+    return fig;
+  }
+
+  global.Undertone = { el, svg, band, number, pValue, layerTable, lineChart, driftChart, historyChart, session, highlighted, DIMENSIONS };
 })(window);

@@ -254,7 +254,7 @@ test("start a drift from two files and read its verdicts", async () => {
   await p.getByRole("navigation").getByRole("link", { name: "Drift" }).click();
   await p.setInputFiles("#before", join(ROOT, "examples", "drift-v1.json"));
   await p.setInputFiles("#after", join(ROOT, "examples", "drift-v2.json"));
-  await p.getByLabel("Question (optional)").fill("Did v2 make frustration worse?");
+  await p.getByRole("form", { name: "Compare two files" }).getByLabel("Question (optional)").fill("Did v2 make frustration worse?");
   await p.getByRole("button", { name: "Compare", exact: true }).click();
   await p.locator("g.drift-row").first().waitFor({ timeout: 20000 });
   assert.equal(await p.locator("g.drift-row").count(), 6);
@@ -265,5 +265,86 @@ test("start a drift from two files and read its verdicts", async () => {
     "escalation_friction", "comprehension_gap"].map((k) => d.dimension_drifts[k].verdict.replace("_", " ")));
   assert.match(await p.locator("main").textContent(), new RegExp(d.direction));
   await shot(p, "app-drift");
+  assert.deepEqual(p.errors, []);
+});
+
+/**
+ * Two weeks of `shop-assist` ending yesterday (relative to the real clock, as the
+ * server's history windows are): content people in the first week, then a deploy and
+ * a week of people who repeat themselves and ask for a human.
+ */
+function twoWeeks() {
+  const day = 86400000;
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  const events = [];
+  for (let d = 14; d >= 1; d--) {
+    const worse = d <= 7;
+    for (let c = 0; c < 4; c++) {
+      const t0 = today - d * day + (9 + c) * 3600000;
+      const id = `d${d}-c${c}`;
+      const at = (s) => new Date(t0 + s * 1000).toISOString();
+      const lines = worse
+        ? [["u", "my order never arrived, where is it?"], ["b", "Please check the tracking page."],
+           ["u", "I already checked it twice, this is useless. Let me talk to a human!"], ["b", "Please check the tracking page."]]
+        : [["u", "my order never arrived, where is it?"], ["b", "It left the depot this morning and arrives tomorrow."],
+           ["u", "great, thanks so much, that helps!"], ["b", "Glad to help."]];
+      lines.forEach(([who, content], i) => events.push({
+        actor_id: who === "b" ? "shop-assist" : `user-${d}-${c}`, conversation_id: id, content, timestamp: at(60 * i),
+      }));
+    }
+  }
+  const deployedAt = new Date(today - 7 * day).toISOString();
+  return { events, deployedAt };
+}
+
+test("a deployment's days, with deploy markers, and its health report", async () => {
+  const { events, deployedAt } = twoWeeks();
+  const accepted = await api("POST", "/ingest", JSON.stringify({ deployment_id: "shop-assist", events }));
+  await complete(accepted.session_id);
+  await api("POST", "/deployments/shop-assist/deploys", JSON.stringify({ release: "assist-v2", deployed_at: deployedAt }));
+  const made = await api("POST", "/deployments/shop-assist/health-reports");
+  const p = await page();
+  await signIn(p);
+  await p.getByRole("navigation").getByRole("link", { name: "Deployments" }).click();
+  await p.getByRole("link", { name: "shop-assist" }).click();
+  await p.locator("section.history").first().waitFor();
+  const h = await api("GET", "/deployments/shop-assist/history?days=30");
+  assert.equal(h.days.length, 14);
+  assert.equal(await p.locator("section.history").count(), 6, "one chart per dimension");
+  const points = p.locator('section.history[data-dimension="frustration_buildup"] circle.point');
+  assert.equal(await points.count(), 2 * h.days.length, "a median and a broken share per day");
+  assert.equal(await p.locator('section.history[data-dimension="frustration_buildup"] g.deploy-marker').count(), 1);
+  assert.match(await p.locator('section.history[data-dimension="frustration_buildup"] g.deploy-marker').textContent(), /assist-v2/);
+  await shot(p, "app-deployment");
+  await p.getByRole("link", { name: "Health reports" }).first().click();
+  await p.locator(`a[href$="/reports/${made.id}"]`).click();
+  await p.getByRole("heading", { name: "Findings" }).waitFor();
+  assert.equal(await p.locator("span.verdict").count(), 6);
+  await shot(p, "app-report");
+  assert.deepEqual(p.errors, []);
+});
+
+test("a drift between two date ranges of a deployment", async () => {
+  const p = await page();
+  await signIn(p);
+  await p.goto(`${base}/app#/deployments/shop-assist`);
+  await p.getByRole("link", { name: "Compare two date ranges" }).click();
+  await p.getByRole("button", { name: "Compare ranges" }).waitFor();
+  assert.equal(await p.getByLabel("Deployment").inputValue(), "shop-assist");
+  const day = (n) => new Date(Date.now() - n * 86400000).toISOString().slice(0, 10);
+  const ranges = p.getByRole("form", { name: "Compare two date ranges" });
+  await ranges.getByRole("group", { name: /Before/ }).getByLabel("First day").fill(day(14));
+  await ranges.getByRole("group", { name: /Before/ }).getByLabel("Last day").fill(day(8));
+  await ranges.getByRole("group", { name: /After/ }).getByLabel("First day").fill(day(7));
+  await ranges.getByRole("group", { name: /After/ }).getByLabel("Last day").fill(day(1));
+  await p.getByRole("button", { name: "Compare ranges" }).click();
+  await p.locator("g.drift-row").first().waitFor({ timeout: 20000 });
+  const id = decodeURIComponent(p.url().split("#/drift/")[1]);
+  const d = await api("GET", `/drift/${id}`);
+  assert.equal(d.before.conversation_count, 28);
+  assert.equal(d.after.conversation_count, 28);
+  assert.equal(d.dimension_drifts.frustration_buildup.verdict, "regressed");
+  assert.match(await p.locator("main").textContent(), /regressed/);
+  await shot(p, "app-drift-ranges");
   assert.deepEqual(p.errors, []);
 });
