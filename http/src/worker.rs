@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use undertone_core::drift::HistoryDriftRequest;
+use undertone_core::monitor::HistoryDriftRequest;
 use undertone_core::monitor::{self, ConversationPoint};
 use undertone_core::score::{SessionIntelligence, Stopped};
 use undertone_core::{IngestRequest, drift, score, validate};
@@ -304,7 +304,7 @@ pub fn outcome(kind: SessionKind, session_id: &str, body: &[u8]) -> Outcome {
             // A drift over a deployment's history stores its snapshot of the two
             // periods; any other drift body is the request as posted.
             let result = match serde_json::from_slice::<HistoryDriftRequest>(body) {
-                Ok(history) => drift::drift_history(&history),
+                Ok(history) => monitor::drift_history(&history),
                 Err(_) => match validate::drift_request_bytes(body) {
                     Ok(request) => drift::drift(&request),
                     Err(e) => {

@@ -7,12 +7,10 @@
 //! interval; p-values are Holm-adjusted across the dimensions tested. Methods and
 //! citations: docs/drift.md.
 
-pub mod history;
 pub mod outcome;
 
 use serde::Serialize;
 
-use crate::monitor::ConversationPoint;
 use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
 use crate::score::conversation::ConversationResult;
 use crate::score::findings::capitalise;
@@ -21,7 +19,6 @@ use crate::score::layer_z::{ByDimension, Dimension, Direction, Evidence};
 use crate::score::{SCORER_VERSION, SessionIntelligence, score};
 use crate::stats::{self, Method};
 
-pub use history::{HistoryDriftRequest, HistoryPeriod, drift_history};
 pub use outcome::{DeployShift, OutcomeShift, at_deploys, outcome_shift};
 
 /// Significance level, after Holm adjustment across dimensions.
@@ -236,30 +233,21 @@ pub fn compare_sessions(
     )
 }
 
-/// Compares two periods of a deployment's history: the conversation points kept for
-/// each (what `POST /deployments/{id}/drift` compares). History keeps scores, not
-/// events, so the periods' `event_count` is `null` and the recommendations cannot
-/// quote evidence.
-pub fn compare_points(
-    (before_label, before): (&str, &[ConversationPoint]),
-    (after_label, after): (&str, &[ConversationPoint]),
-    question: Option<&str>,
-) -> DriftResult {
-    compare_sides(
-        Side::of_points(before_label, before),
-        Side::of_points(after_label, after),
-        question,
-    )
-}
-
 /// One period as the comparison reads it: each scored conversation's dimension scores
-/// and outcome, and where evidence for advice can be found.
-struct Side<'a> {
-    label: &'a str,
-    event_count: Option<usize>,
-    human_turns: usize,
-    conversations: Vec<(ByDimension<f64>, bool)>,
-    evidence: Option<&'a SessionIntelligence>,
+/// and outcome, and where evidence for advice can be found. Built from a scored
+/// session ([`compare_sessions`]) or from a deployment's kept history
+/// (`monitor::history_drift`).
+pub struct Side<'a> {
+    /// The period's label.
+    pub label: &'a str,
+    /// Events in the period, when known.
+    pub event_count: Option<usize>,
+    /// Human turns scored.
+    pub human_turns: usize,
+    /// Per conversation with human turns: its six scores and whether it was resolved.
+    pub conversations: Vec<(ByDimension<f64>, bool)>,
+    /// The scored session, whose strongest evidence the advice on a regression quotes.
+    pub evidence: Option<&'a SessionIntelligence>,
 }
 
 impl<'a> Side<'a> {
@@ -273,20 +261,6 @@ impl<'a> Side<'a> {
                 .map(|c| (ByDimension::from_fn(|d| c.layer_z.get(d).score), c.resolved))
                 .collect(),
             evidence: Some(s),
-        }
-    }
-
-    fn of_points(label: &'a str, points: &[ConversationPoint]) -> Side<'a> {
-        Side {
-            label,
-            event_count: None,
-            human_turns: points.iter().map(|p| p.human_turns).sum(),
-            conversations: points
-                .iter()
-                .filter(|p| p.human_turns > 0)
-                .map(|p| (p.scores.clone(), p.resolved))
-                .collect(),
-            evidence: None,
         }
     }
 
@@ -310,7 +284,8 @@ impl<'a> Side<'a> {
     }
 }
 
-fn compare_sides(b: Side<'_>, a: Side<'_>, question: Option<&str>) -> DriftResult {
+/// Compares two periods: what [`drift`] and [`compare_sessions`] do once scored.
+pub fn compare_sides(b: Side<'_>, a: Side<'_>, question: Option<&str>) -> DriftResult {
     let dimension_drifts = compare(|d| b.scores(d), |d| a.scores(d));
     let outcome_shift = outcome::counts(
         b.resolved(),

@@ -11,6 +11,7 @@ pub mod anomaly;
 pub mod crossings;
 mod daily;
 pub mod deploys;
+pub mod history_drift;
 pub mod report;
 
 use std::collections::BTreeMap;
@@ -28,6 +29,7 @@ use crate::score::layer_z::{ByDimension, Dimension};
 pub use crossings::{CROSSING_DIMENSIONS, Crossing, crossings};
 pub use daily::{Day, DayValue, daily};
 pub use deploys::{DEPLOY_BASELINE, ReleaseChange, release_changes, settled_shift};
+pub use history_drift::{HistoryDriftRequest, HistoryPeriod, compare_points, drift_history};
 pub use report::{DimensionHealth, HealthReport, health_report};
 
 /// One scored conversation as a deployment's history keeps it.

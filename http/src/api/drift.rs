@@ -8,7 +8,7 @@ use axum::{Extension, Json};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use undertone_core::drift::{HistoryDriftRequest, HistoryPeriod};
+use undertone_core::monitor::{HistoryDriftRequest, HistoryPeriod};
 use undertone_core::schema::{DriftRequest, limits};
 use undertone_core::validate;
 use utoipa::ToSchema;

@@ -223,7 +223,7 @@ async fn a_drift_between_two_date_ranges_compares_the_kept_history() {
         before.len(),
         after.len()
     );
-    let core = drift::compare_points(
+    let core = undertone_core::monitor::compare_points(
         ("week of v1", &before),
         ("2026-11-09 00:00 – 2026-11-16 00:00", &after),
         Some("Did v2 make refunds worse?"),

@@ -1,12 +1,12 @@
 //! Drift between two periods of a deployment's kept history (`POST
 //! /deployments/{id}/drift`): the conversation points of each period, as the history
-//! kept them when the drift was requested, compared as [`super::drift`] compares
-//! scored events.
+//! kept them when the drift was requested, compared as [`crate::drift::drift`]
+//! compares scored events.
 
 use serde::{Deserialize, Serialize};
 
-use super::{DriftResult, compare_points};
-use crate::monitor::ConversationPoint;
+use super::ConversationPoint;
+use crate::drift::{DriftResult, Side, compare_sides};
 
 /// One period read from the history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,6 +41,34 @@ pub fn drift_history(request: &HistoryDriftRequest) -> DriftResult {
         (&request.after.label, &request.after.points),
         request.question.as_deref(),
     )
+}
+
+/// Compares two sets of kept conversation points. History keeps scores, not events, so
+/// the periods' `event_count` is `null` and the recommendations cannot quote evidence.
+pub fn compare_points(
+    (before_label, before): (&str, &[ConversationPoint]),
+    (after_label, after): (&str, &[ConversationPoint]),
+    question: Option<&str>,
+) -> DriftResult {
+    compare_sides(
+        side(before_label, before),
+        side(after_label, after),
+        question,
+    )
+}
+
+fn side<'a>(label: &'a str, points: &[ConversationPoint]) -> Side<'a> {
+    Side {
+        label,
+        event_count: None,
+        human_turns: points.iter().map(|p| p.human_turns).sum(),
+        conversations: points
+            .iter()
+            .filter(|p| p.human_turns > 0)
+            .map(|p| (p.scores.clone(), p.resolved))
+            .collect(),
+        evidence: None,
+    }
 }
 
 #[cfg(test)]
