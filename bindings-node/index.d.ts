@@ -30,15 +30,23 @@ export type DimensionDrift = Schemas['DimensionDrift']
 /** What `drift` returns. */
 export type DriftResult = Schemas['DriftResult']
 
-/** What `score` returns: the full result, or the condensed view. */
-export type ScoreOutput = FullOutput | CondensedOutput
+/** One flat row per human turn (`view: 'turns'`): what `undertone score --view turns` prints, one per line. */
+export type TurnRow = { deployment_id: string; conversation_id: string; turn: number; actor_id: string; timestamp: string }
+  & { [K in keyof LayerZ]: number } & { [K in keyof LayerZ as `${K & string}_band`]: Band }
+
+/** What `score` returns: the full result, the condensed view, or the turn rows. */
+export type ScoreOutput = FullOutput | CondensedOutput | TurnRow[]
 
 /** Scores every human turn of `input`: the condensed view. */
 export declare function score(input: Input, options: ScoreOptions & { view: 'condensed' }): CondensedOutput
+/** Scores every human turn of `input`: one flat row per human turn. */
+export declare function score(input: Input, options: ScoreOptions & { view: 'turns' }): TurnRow[]
 /** Scores every human turn of `input`: `{pipeline, intelligence}`. */
 export declare function score(input: Input, options?: (ScoreOptions & { view?: 'full' | null }) | null): FullOutput
 /** `score` off the main thread: the condensed view. */
 export declare function scoreAsync(input: Input, options: ScoreOptions & { view: 'condensed' }): Promise<CondensedOutput>
+/** `score` off the main thread: one flat row per human turn. */
+export declare function scoreAsync(input: Input, options: ScoreOptions & { view: 'turns' }): Promise<TurnRow[]>
 /** `score` off the main thread: `{pipeline, intelligence}`. */
 export declare function scoreAsync(input: Input, options?: (ScoreOptions & { view?: 'full' | null }) | null): Promise<FullOutput>
 

@@ -133,3 +133,20 @@ test('drift labels default to the file names', () => {
   assert.equal(labelled.question, 'did anything change?')
   assert.equal(labelled.direction, 'stable')
 })
+
+test("view 'turns' is one flat row per human turn, the full output's turns", () => {
+  const rows = score(request, { view: 'turns' })
+  const turns = reference.intelligence.conversations.flatMap((c) => c.turns)
+  assert.equal(rows.length, turns.length)
+  rows.forEach((row, i) => {
+    const t = turns[i]
+    assert.equal(row.conversation_id, t.conversation_id)
+    assert.equal(row.actor_id, t.actor_id)
+    assert.equal(row.timestamp, t.timestamp)
+    for (const [dimension, d] of Object.entries(t.layer_z)) {
+      assert.equal(row[dimension], d.score, `${i} ${dimension}`)
+      assert.equal(row[`${dimension}_band`], d.band, `${i} ${dimension}`)
+    }
+  })
+  assert.deepEqual(rows.map((r) => r.turn).slice(0, 3), [1, 2, 3])
+})

@@ -18,7 +18,7 @@ use convert::{from_json, throw};
 const TYPES: &str = concat!(include_str!("options.d.ts"), include_str!("types.d.ts"));
 
 /// Scores every human turn of `input`: what `undertone score` prints, as an object.
-#[wasm_bindgen(unchecked_return_type = "FullScore | CondensedScore")]
+#[wasm_bindgen(unchecked_return_type = "FullScore | CondensedScore | TurnRow[]")]
 pub fn score(
     #[wasm_bindgen(unchecked_param_type = "Input")] input: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "ScoreOptions")] options: JsValue,

@@ -6,8 +6,8 @@ export interface ScoreOptions {
   deploymentId?: string | null
   /** Overrides the request's `pipeline`. */
   pipeline?: 'auto' | 'support' | 'reviews' | null
-  /** `full` (default): every conversation and turn; `condensed`: the summary. */
-  view?: 'full' | 'condensed' | null
+  /** `full` (default): every conversation and turn; `condensed`: the summary; `turns`: one flat row per human turn. */
+  view?: 'full' | 'condensed' | 'turns' | null
   /** Layout of text or bytes: `auto` (default: JSON Lines by name or content), `json` or `jsonl`. */
   format?: 'auto' | 'json' | 'jsonl' | null
 }

@@ -61,5 +61,10 @@ export type DimensionDrift = Schemas["DimensionDrift"];
 export type PeriodSummary = Schemas["PeriodSummary"];
 export type DriftResult = Schemas["DriftResult"];
 
+/** One flat row per human turn (`view: "turns"`): what `undertone score --view turns` prints, one per line. */
+export type TurnRow = { deployment_id: string; conversation_id: string; turn: number; actor_id: string; timestamp: string }
+  & { [K in keyof LayerZ]: number } & { [K in keyof LayerZ as `${K & string}_band`]: Band };
+
 export function score(input: Input, options: ScoreOptions & { view: "condensed" }): CondensedScore;
+export function score(input: Input, options: ScoreOptions & { view: "turns" }): TurnRow[];
 export function score(input: Input, options?: ScoreOptions & { view?: "full" }): FullScore;

@@ -41,6 +41,21 @@ test("score with view condensed is the full output's summary", () => {
   );
 });
 
+test("score with view turns is one flat row per human turn of the vector", () => {
+  const [, v] = scored.find(([n]) => n === "support-refund-goes-wrong.json");
+  const rows = wasm.score(v.input, { view: "turns" });
+  const turns = v.output.intelligence.conversations.flatMap((c) => c.turns);
+  assert.equal(rows.length, turns.length);
+  rows.forEach((row, i) => {
+    assert.equal(row.deployment_id, v.output.intelligence.deployment_id);
+    assert.equal(row.timestamp, turns[i].timestamp);
+    for (const [dimension, d] of Object.entries(turns[i].layer_z)) {
+      assert.equal(row[dimension], d.score, `${i} ${dimension}`);
+      assert.equal(row[`${dimension}_band`], d.band, `${i} ${dimension}`);
+    }
+  });
+});
+
 test("a list of events with deploymentId scores like the request", () => {
   const [, v] = scored.find(([n]) => n === "support-refund-goes-wrong.json");
   const { deployment_id, events, pipeline } = v.input;

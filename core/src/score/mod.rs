@@ -10,6 +10,7 @@ pub mod findings;
 pub mod inputs;
 pub mod layer_z;
 pub mod parts;
+pub mod rows;
 pub mod turn;
 
 use rayon::prelude::*;

@@ -214,7 +214,7 @@ pub struct ScoreArgs {
     pub deployment_id: Option<String>,
     /// `auto`, `support` or `reviews`; absent keeps the request's.
     pub pipeline: Option<String>,
-    /// `full` (default) or `condensed`.
+    /// `full` (default), `condensed` or `turns`.
     pub view: Option<String>,
     /// `auto` (default), `json` or `jsonl`.
     pub format: Option<String>,
@@ -234,8 +234,8 @@ impl Options for ScoreArgs {
         field(
             "view",
             Kind::Text,
-            "'full' | 'condensed'",
-            "`full` (default): every conversation and turn; `condensed`: the summary.",
+            "'full' | 'condensed' | 'turns'",
+            "`full` (default): every conversation and turn; `condensed`: the summary; `turns`: one flat row per human turn.",
         ),
         FORMAT,
     ];

@@ -224,17 +224,21 @@ pub enum View {
     Full,
     /// `{session_id, archetype, layer_z, key_finding, falsifiable, recommendation}`.
     Condensed,
+    /// One flat row per human turn (`score::rows`), as a JSON array (the command
+    /// line prints the same rows as JSON Lines).
+    Turns,
 }
 
 impl View {
-    /// Parses `full` or `condensed`; the error names `path`.
+    /// Parses `full`, `condensed` or `turns`; the error names `path`.
     pub fn parse(name: &str, path: &str) -> Result<Self> {
         match name {
             "full" => Ok(Self::Full),
             "condensed" => Ok(Self::Condensed),
+            "turns" => Ok(Self::Turns),
             other => Err(invalid(
                 path,
-                format!("must be one of full, condensed; got {other:?}"),
+                format!("must be one of full, condensed, turns; got {other:?}"),
             )),
         }
     }
@@ -295,6 +299,9 @@ pub fn render_score(result: &SessionIntelligence, view: View) -> String {
     match view {
         View::Full => serde_json::to_string(result).unwrap_or_default(),
         View::Condensed => serde_json::to_string(&result.condensed(None)).unwrap_or_default(),
+        View::Turns => {
+            serde_json::to_string(&crate::score::rows::turn_rows(result)).unwrap_or_default()
+        }
     }
 }
 

@@ -26,7 +26,8 @@ pub struct ScoreArgs {
     /// Pipeline; overrides the file's `pipeline`. Default: the file's, else `auto`.
     #[arg(long, value_enum)]
     pipeline: Option<PipelineArg>,
-    /// Which result to print: the whole `full_output`, or the condensed view.
+    /// Which result to print: the whole `full_output`, the condensed view, or one flat
+    /// row per human turn (JSON Lines: the rows docs/batch.md writes as Parquet).
     #[arg(long, value_enum, default_value_t = View::Full)]
     view: View,
     /// Output: JSON, a table with one row per human turn for reading in a terminal, or
@@ -63,6 +64,9 @@ enum View {
     Full,
     /// `{session_id, archetype, layer_z, key_finding, falsifiable, recommendation}`.
     Condensed,
+    /// `{deployment_id, conversation_id, turn, actor_id, timestamp, <dimension>,
+    /// <dimension>_band, …}` per human turn, one per line.
+    Turns,
 }
 
 /// `--format` values.
@@ -88,6 +92,7 @@ pub fn run(args: &ScoreArgs) -> u8 {
         view: match args.view {
             View::Full => sdk::View::Full,
             View::Condensed => sdk::View::Condensed,
+            View::Turns => sdk::View::Turns,
         },
     };
     let request = match &args.from {
@@ -132,6 +137,10 @@ pub fn run(args: &ScoreArgs) -> u8 {
     });
     match args.format {
         Output::Table => emit(&table::render(&result, args.view == View::Condensed)),
+        Output::Json if args.view == View::Turns => {
+            let rows = undertone_core::score::rows::turn_rows_jsonl(&result);
+            emit(rows.trim_end_matches('\n'))
+        }
         Output::Html => emit(&crate::app::report::html(&request, &result)),
         // What `sdk::score_json`, and so every binding, returns.
         Output::Json => emit(&sdk::render_score(&result, options.view)),
