@@ -18,9 +18,10 @@ import {
   type ImportResult,
   type IngestRequest,
   type SkippedItem,
+  type TurnRow,
   type UndertoneError,
 } from 'undertone'
-import { createClient } from 'undertone/rest'
+import { ApiError, Client, SessionFailedError, createClient, type DeliveryView, type DriftView, type SessionView } from 'undertone/rest'
 
 const full: FullOutput = score('examples/support-refund-goes-wrong.json')
 const turns: number = full.intelligence.human_turn_count
@@ -38,6 +39,11 @@ const later: Promise<CondensedOutput> = scoreAsync(request, { view: 'condensed',
 
 // @ts-expect-error: pipeline names are lower case
 score(request, { pipeline: 'Support' })
+const rows: TurnRow[] = score(request, { view: 'turns' })
+const rowBand: Band = rows[0].frustration_buildup_band
+const rowScore: number = rows[0].trust_calibration
+// @ts-expect-error: a row has no `layer_z`
+rows[0].layer_z
 // @ts-expect-error: a condensed result has no `intelligence`
 score(request, { view: 'condensed' }).intelligence
 
@@ -86,4 +92,25 @@ void session.data
 // @ts-expect-error: the ingest body requires `events`
 await client.POST('/api/v1/ingest', { body: { deployment_id: 'acme-bot' } })
 
+const api = new Client({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'ut_live_x', maxRetries: 2, timeoutMs: 10_000 })
+const scored: SessionView = await api.scoreRemote(request)
+const waited: SessionView = await api.wait(scored.session_id, { timeoutMs: 5_000 })
+// @ts-expect-error: a list of events needs its deployment id
+await api.ingest([{ actor_id: 'u', content: 'hi', timestamp: '2026-11-21T09:30:00Z' }])
+const compared: DriftView = await api.deployments.drift('acme-bot', {
+  before: { from: new Date('2026-11-02T00:00:00Z'), to: '2026-11-09T00:00:00Z' },
+  after: { from: '2026-11-09T00:00:00Z', to: '2026-11-16T00:00:00Z' },
+})
+for await (const delivery of api.webhooks.deliveries('wh_1', { limit: 2 })) {
+  const attempts: number = (delivery as DeliveryView).attempts
+  void attempts
+}
+try {
+  await api.wait('x')
+} catch (e) {
+  if (e instanceof ApiError) void [e.status, e.code, e.rateLimit?.remaining, e.retryAfter]
+  if (e instanceof SessionFailedError) void e.session
+}
+
+void [rows, rowBand, rowScore, waited, compared]
 void [turns, band, finding, later, direction, pending, ok, fromExport, firstSkip, slack, mapped]
