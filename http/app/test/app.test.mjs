@@ -118,6 +118,7 @@ test("sign in, score an example, and see one point per human turn", async () => 
 
   await p.getByRole("navigation").getByRole("link", { name: "Score a file" }).click();
   await p.setInputFiles("#file", EXAMPLE);
+  await shot(p, "app-ingest");
   await p.getByRole("button", { name: "Score" }).click();
   await p.locator("section.conversation").first().waitFor();
   const id = decodeURIComponent(p.url().split("#/sessions/")[1]);
@@ -317,6 +318,8 @@ test("a deployment's days, with deploy markers, and its health report", async ()
   assert.match(await p.locator('section.history[data-dimension="frustration_buildup"] g.deploy-marker').textContent(), /assist-v2/);
   await shot(p, "app-deployment");
   await p.getByRole("link", { name: "Health reports" }).first().click();
+  await p.locator(`a[href$="/reports/${made.id}"]`).waitFor();
+  await shot(p, "app-reports");
   await p.locator(`a[href$="/reports/${made.id}"]`).click();
   await p.getByRole("heading", { name: "Findings" }).waitFor();
   assert.equal(await p.locator("span.verdict").count(), 6);
@@ -337,6 +340,7 @@ test("a drift between two date ranges of a deployment", async () => {
   await ranges.getByRole("group", { name: /Before/ }).getByLabel("Last day").fill(day(8));
   await ranges.getByRole("group", { name: /After/ }).getByLabel("First day").fill(day(7));
   await ranges.getByRole("group", { name: /After/ }).getByLabel("Last day").fill(day(1));
+  await shot(p, "app-drift-start");
   await p.getByRole("button", { name: "Compare ranges" }).click();
   await p.locator("g.drift-row").first().waitFor({ timeout: 20000 });
   const id = decodeURIComponent(p.url().split("#/drift/")[1]);
