@@ -245,8 +245,13 @@
       if (i < 0) continue;
       const g = svg("g", { class: "deploy-marker" });
       g.append(svg("line", { x1: x(i), x2: x(i), y1: T, y2: H - B, stroke: "currentColor", "stroke-dasharray": "4 3" }));
-      g.append(svg("text", { x: x(i) + 3, y: T + 10 }, dep.release || "deploy"));
-      g.append(svg("title", {}, `Deploy ${dep.release || dep.id} at ${dep.deployed_at}`));
+      // The outcome shift measured once the deploy's window settled, written on the marker.
+      const r = dep.result;
+      const shift = r && r.outcome_shift_detected ? ` · resolved ${r.change_points > 0 ? "+" : ""}${number(r.change_points, 1)} pts` : "";
+      g.append(svg("text", { x: x(i) + 3, y: T + 10 }, `${dep.release || "deploy"}${shift}`));
+      const measured = r ? (r.outcome_shift_detected ? `outcome shift detected: resolved rate ${number(r.change_points, 1)} points (p ${pValue(r.p_value)})`
+        : "no outcome shift") : "outcome not measured yet";
+      g.append(svg("title", {}, `Deploy ${dep.release || dep.id} at ${dep.deployed_at}; ${measured}`));
       chart.append(g);
     }
     for (const a of anomalies.filter((a) => a.dimension === key)) {
