@@ -11,36 +11,25 @@ From the repository root, with a server running (`cargo run --release --bin unde
 import json
 import os
 import sys
-import time
 
 import undertone
-from undertone.rest.api.sessions import ingest, intelligence
-from undertone.rest.models import IngestAccepted, IngestRequest, SessionView
 
 path = sys.argv[1] if len(sys.argv) > 1 else "examples/support-refund-goes-wrong.json"
 client = undertone.Client(os.environ["UNDERTONE_URL"], os.environ["UNDERTONE_API_KEY"])
 with open(path, encoding="utf-8") as f:
-    request = IngestRequest.from_dict(json.load(f))
+    request = json.load(f)
 
-accepted = ingest.sync(client=client, body=request)
-if not isinstance(accepted, IngestAccepted):
-    sys.exit(f"ingest refused: {accepted}")
-print(f"session {accepted.session_id}: {accepted.status.value}")
-
-deadline = time.monotonic() + 60
-while True:
-    session = intelligence.sync(str(accepted.session_id), client=client)
-    if not isinstance(session, SessionView):
-        sys.exit(f"poll failed: {session}")
-    if session.status.value in ("complete", "failed") or time.monotonic() > deadline:
-        break
-    time.sleep(0.2)
+try:
+    accepted = client.ingest(request)  # or client.score_remote(request): ingest + wait
+    print(f"session {accepted.session_id}: {accepted.status.value}")
+    session = client.wait(accepted.session_id, timeout=60)
+except undertone.ApiError as e:  # an error answer: e.code, e.status, e.details
+    sys.exit(f"refused: {e}")
+except (undertone.SessionFailed, undertone.WaitTimeout) as e:
+    sys.exit(f"scoring did not complete: {e}")
 
 print(f"status {session.status.value}")
-if session.status.value == "complete" and session.full_output:
-    layer_z = session.full_output.to_dict()["intelligence"]["layer_z"]
-    for dimension, score in layer_z.items():
-        print(f"{dimension}: {score['band']} ({score['score']:.2f})")
-    print(session.plain_summary)
-else:
-    sys.exit(f"scoring did not complete: {session.error}")
+layer_z = session.full_output.to_dict()["intelligence"]["layer_z"]
+for dimension, score in layer_z.items():
+    print(f"{dimension}: {score['band']} ({score['score']:.2f})")
+print(session.plain_summary)

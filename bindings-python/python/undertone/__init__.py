@@ -21,25 +21,31 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any, Optional, Union, cast
+from typing import Any, Literal, Optional, Union, cast, overload
 
 from . import _native
 from ._native import DEFAULT_TOLERANCE_SECS, SCORER_VERSION, UndertoneError, ValidationError
-from .client import Client
+from .client import ApiError, AsyncClient, Client, RateLimit, SessionFailed, WaitTimeout
 
 __all__ = [
     "DEFAULT_TOLERANCE_SECS",
     "SCORER_VERSION",
+    "ApiError",
+    "AsyncClient",
     "Client",
     "Files",
     "Input",
+    "RateLimit",
+    "SessionFailed",
     "UndertoneError",
     "ValidationError",
+    "WaitTimeout",
     "drift",
     "import_conversations",
     "score",
     "validate",
     "verify_signature",
+    "webhooks",
 ]
 
 Input = Union[Mapping[str, Any], Iterable[Mapping[str, Any]], str, "os.PathLike[str]", bytes]
@@ -82,6 +88,28 @@ def _object(text: str) -> dict[str, Any]:
     return cast(dict[str, Any], json.loads(text))
 
 
+@overload
+def score(
+    events_or_request: Input,
+    *,
+    deployment_id: Optional[str] = None,
+    pipeline: Optional[str] = None,
+    view: Literal["full", "condensed"] = "full",
+    format: str = "auto",
+) -> dict[str, Any]: ...
+
+
+@overload
+def score(
+    events_or_request: Input,
+    *,
+    deployment_id: Optional[str] = None,
+    pipeline: Optional[str] = None,
+    view: Literal["turns"],
+    format: str = "auto",
+) -> list[dict[str, Any]]: ...
+
+
 def score(
     events_or_request: Input,
     *,
@@ -89,21 +117,28 @@ def score(
     pipeline: Optional[str] = None,
     view: str = "full",
     format: str = "auto",
-) -> dict[str, Any]:
+) -> Union[dict[str, Any], list[dict[str, Any]]]:
     """Scores every human turn of a conversation set.
 
     ``events_or_request`` is an ingest request ``{"deployment_id", "events", ...}``, a
     list of event dicts (then ``deployment_id`` is required), a path to a JSON or JSON
     Lines file, or such a file's bytes. ``pipeline`` (``auto``, ``support``,
     ``reviews``) overrides the request's own; ``view="condensed"`` returns the short
-    view. ``format`` (``auto``, ``json``, ``jsonl``) says how a file is laid out.
+    view, ``view="turns"`` a list of flat rows, one per human turn (``deployment_id``,
+    ``conversation_id``, ``turn``, ``actor_id``, ``timestamp``, each dimension's score
+    and ``<dimension>_band``: what ``undertone score --view turns`` prints). ``format``
+    (``auto``, ``json``, ``jsonl``) says how a file is laid out.
 
-    Returns ``{"pipeline", "intelligence"}`` (or the condensed view). Raises
-    ``ValidationError`` (``.code == "VALIDATION_ERROR"``, ``.details`` lists every
-    violation) for input that breaks the contract. The GIL is released while scoring.
+    Returns ``{"pipeline", "intelligence"}`` (or the condensed view, or the rows).
+    Raises ``ValidationError`` (``.code == "VALIDATION_ERROR"``, ``.details`` lists
+    every violation) for input that breaks the contract. The GIL is released while
+    scoring.
     """
     options = _options(deployment_id=deployment_id, pipeline=pipeline, view=view, format=format)
-    return _object(_native.score(_read(events_or_request), options))
+    result: Union[dict[str, Any], list[dict[str, Any]]] = json.loads(
+        _native.score(_read(events_or_request), options)
+    )
+    return result
 
 
 def validate(
@@ -203,3 +238,7 @@ def verify_signature(
     items = [(str(k), str(v)) for k, v in pairs]
     options = _options(tolerance_secs=tolerance_secs, now=None if now is None else int(now))
     return _native.verify_signature(secret, bytes(body), items, options, int(time.time()))
+
+
+# Last: `undertone.webhooks` wraps `verify_signature`, defined above.
+from . import webhooks  # noqa: E402
