@@ -446,7 +446,7 @@ pub struct HistoryView {
 /// markers and anomalies. What the app's deployment page draws.
 #[utoipa::path(get, path = "/deployments/{deployment_id}/history", tag = "deployments",
     params(
-        ("deployment_id" = String, Path, description = "The deployment"),
+        ("deployment_id" = String, Path, description = "The deployment", min_length = 1, max_length = 256, pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"),
         ("days" = Option<u32>, Query, description = "Days back from now: 1 to 366 (default 30)", minimum = 1, maximum = 366),
     ),
     responses(
