@@ -43,6 +43,8 @@ export declare function score(input: Input, options: ScoreOptions & { view: 'con
 export declare function score(input: Input, options: ScoreOptions & { view: 'turns' }): TurnRow[]
 /** Scores every human turn of `input`: `{pipeline, intelligence}`. */
 export declare function score(input: Input, options?: (ScoreOptions & { view?: 'full' | null }) | null): FullOutput
+/** Scores every human turn of `input`: the full result or the condensed view, as `view` says. */
+export declare function score(input: Input, options: ScoreOptions & { view: 'full' | 'condensed' }): FullOutput | CondensedOutput
 /** `score` off the main thread: the condensed view. */
 export declare function scoreAsync(input: Input, options: ScoreOptions & { view: 'condensed' }): Promise<CondensedOutput>
 /** `score` off the main thread: one flat row per human turn. */

@@ -40,6 +40,8 @@ const later: Promise<CondensedOutput> = scoreAsync(request, { view: 'condensed',
 // @ts-expect-error: pipeline names are lower case
 score(request, { pipeline: 'Support' })
 const rows: TurnRow[] = score(request, { view: 'turns' })
+declare const chosen: 'full' | 'condensed'
+const either: FullOutput | CondensedOutput = score(request, { view: chosen })
 const rowBand: Band = rows[0].frustration_buildup_band
 const rowScore: number = rows[0].trust_calibration
 // @ts-expect-error: a row has no `layer_z`
@@ -112,5 +114,5 @@ try {
   if (e instanceof SessionFailedError) void e.session
 }
 
-void [rows, rowBand, rowScore, waited, compared]
+void [rows, rowBand, rowScore, waited, compared, either]
 void [turns, band, finding, later, direction, pending, ok, fromExport, firstSkip, slack, mapped]

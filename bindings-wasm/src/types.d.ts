@@ -68,3 +68,4 @@ export type TurnRow = { deployment_id: string; conversation_id: string; turn: nu
 export function score(input: Input, options: ScoreOptions & { view: "condensed" }): CondensedScore;
 export function score(input: Input, options: ScoreOptions & { view: "turns" }): TurnRow[];
 export function score(input: Input, options?: ScoreOptions & { view?: "full" }): FullScore;
+export function score(input: Input, options: ScoreOptions & { view: "full" | "condensed" }): FullScore | CondensedScore;

@@ -55,6 +55,10 @@ const condensed: u.CondensedScore = u.score(input, { view: "condensed" });
 declare const view: "full" | "condensed";
 const either: u.FullScore | u.CondensedScore = u.score(input, { view });
 const plain: u.FullScore = u.score(input);
+const rows: u.TurnRow[] = u.score(input, { view: "turns" });
+const band: u.Band = rows[0].frustration_buildup_band;
+// @ts-expect-error: a row has no layer_z
+rows[0].layer_z;
 const checked: u.ValidatedRequest = u.validate(new Uint8Array(), { deploymentId: "bot" });
 const d: u.DriftResult = u.drift("", [], { question: "q", beforeLabel: "v1", afterLabel: "v2", format: "json" });
 const ok: boolean = u.verifySignature("whsec_x", "body", { "webhook-id": "m" }, { now: 1, toleranceSecs: 300 });
@@ -81,7 +85,7 @@ u.score(input, { deployment_id: "bot" });
 // @ts-expect-error: a number is not an input
 u.score(42);
 function codeOf(e: unknown): string { return (e as u.UndertoneError).code; }
-export { full, condensed, either, plain, checked, d, ok, ok2, codeOf, fromExport, skipped, slack, mapped };
+export { full, condensed, either, plain, band, checked, d, ok, ok2, codeOf, fromExport, skipped, slack, mapped };
 `;
 
 for (const target of ["web", "node"]) {
