@@ -165,16 +165,24 @@ test("hostile conversation text is shown as text and runs nothing", async () => 
   assert.deepEqual(p.errors, []);
 });
 
-test("the session page reads at 360 px wide", async () => {
+test("every page reads at 360 px wide", async () => {
   const list = await api("GET", "/sessions");
   const id = list.data[list.data.length - 1].session_id;
   const p = await page(360);
   await signIn(p);
   await p.goto(`${base}/app#/sessions/${id}`);
   await p.locator("section.conversation").first().waitFor();
-  const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 1, `no sideways scrolling (${overflow}px)`);
   await shot(p, "app-session-360");
+  const pages = ["#/sessions", `#/sessions/${id}`, "#/ingest", "#/drift", "#/webhooks", "#/key", "#/deployments",
+    "#/deployments/acme-support-bot", "#/deployments/acme-support-bot/reports"];
+  for (const hash of pages) {
+    await p.goto(`${base}/app${hash}`);
+    await p.locator("main h1").waitFor();
+    await p.waitForLoadState("networkidle");
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `${hash}: no sideways scrolling (${overflow}px)`);
+  }
+  assert.deepEqual(p.errors, []);
 });
 
 test("the offline report opens from file:// with the same page and no network", async () => {
