@@ -1183,12 +1183,12 @@ export interface components {
             before: components["schemas"]["HistoryRange"];
             /** @description The compared period. */
             after: components["schemas"]["HistoryRange"];
-            /** @description The question the analysis addresses first. */
+            /** @description Optional question; its dimensions are reported first. */
             question?: string | null;
         };
         /** @description One period of a deployment's history: `[from, to)`. */
         HistoryRange: {
-            /** @description The period's label; `from`'s and `to`'s dates when omitted. */
+            /** @description Name of the period; the range's times when omitted. */
             label?: string | null;
             /**
              * Format: date-time

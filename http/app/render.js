@@ -69,10 +69,19 @@
    * [0, 1].
    * Each point is a circle with a <title>, so the values can be read without colour.
    */
+  /** The line chart's box (viewBox units): width, height and the left, right, top and bottom margins. */
+  const LINE = { W: 640, H: 200, L: 34, R: 10, T: 10, B: 24 };
+
+  /** The x of point `i` of `n` in a line chart. */
+  function lineX(i, n) {
+    const { W, L, R } = LINE;
+    return L + (n <= 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
+  }
+
   function lineChart(series, labels, title) {
     const n = Math.max(1, ...series.map((s) => s.values.length));
-    const W = 640, H = 200, L = 34, R = 10, T = 10, B = 24;
-    const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
+    const { W, H, L, R, T, B } = LINE;
+    const x = (i) => lineX(i, n);
     const y = (v) => T + (1 - v) * (H - T - B);
     const chart = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
     chart.append(svg("title", {}, title));
@@ -236,9 +245,8 @@
     const labels = days.map((d) => d.date.slice(5));
     const fig = lineChart(series, labels, `${label} by day: median score and share of conversations in the broken band`);
     const chart = fig.querySelector("svg");
-    const [W, H, L, R, T, B] = [640, 200, 34, 10, 10, 24];
-    const n = Math.max(1, days.length);
-    const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (n - 1));
+    const { H, T, B } = LINE;
+    const x = (i) => lineX(i, days.length);
     const dayIndex = (date) => days.findIndex((d) => d.date >= date);
     for (const dep of deploys) {
       const i = dayIndex(dep.deployed_at.slice(0, 10));

@@ -7,6 +7,9 @@
 pub mod limits;
 #[cfg(feature = "openapi")]
 mod openapi;
+/// Schemas of input-contract fields that the service's own request types share.
+#[cfg(feature = "openapi")]
+pub use openapi::{question as question_schema, range_label as range_label_schema};
 
 use std::fmt;
 

@@ -142,6 +142,12 @@ pub(super) fn label() -> Object {
     )
 }
 
+/// The label of a date range of a deployment's history (the service's drift over kept
+/// history): the same rule as a period's `label`.
+pub fn range_label() -> Object {
+    identifier(true, "Name of the period; the range's times when omitted.")
+}
+
 /// A drift period's `events`.
 pub(super) fn period_events() -> Array {
     events(
@@ -155,8 +161,9 @@ pub(super) fn period_events() -> Array {
     )
 }
 
-/// The drift request's `question`.
-pub(super) fn question() -> Object {
+/// The drift request's `question` (also the question of a drift over a deployment's
+/// history, which the service declares).
+pub fn question() -> Object {
     string(true)
         .description(Some(
             "Optional question; its dimensions are reported first.",

@@ -1,11 +1,13 @@
 //! Extractors that answer with the error envelope: the request body of a JSON route
 //! (content type checked, size limited, bytes kept for core's validator, which reports
-//! every violation with its field path), path parameters and query strings.
+//! every violation with its field path), path parameters and query strings; and the
+//! parser of a body's time fields.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header;
 use axum::http::request::Parts;
+use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
 use super::MAX_BODY_BYTES;
@@ -104,4 +106,17 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
                 ApiError::new(Code::ValidationError, format!("query: {detail}"))
             })
     }
+}
+
+/// A time field of a request body, RFC 3339 with an offset, in UTC; the error names
+/// `path`.
+pub(super) fn time_field(path: &str, text: &str) -> Result<DateTime<Utc>, ApiError> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|e| {
+            ApiError::new(
+                Code::ValidationError,
+                format!("{path}: must be an RFC 3339 time with an offset ({e})"),
+            )
+        })
 }

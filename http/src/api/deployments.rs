@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use undertone_core::validate;
@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::body::{JsonBody, PathParam, QueryParams};
+use super::body::{JsonBody, PathParam, QueryParams, time_field};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::time;
 use super::webhooks::parse;
@@ -198,14 +198,7 @@ pub(super) async fn create_deploy(
     let now = state.clock.now();
     let at = match body.deployed_at.as_deref() {
         None => now,
-        Some(s) => DateTime::parse_from_rfc3339(s)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| {
-                ApiError::new(
-                    Code::ValidationError,
-                    format!("deployed_at: must be an RFC 3339 time with an offset ({e})"),
-                )
-            })?,
+        Some(s) => time_field("deployed_at", s)?,
     };
     let deploy = NewDeploy {
         id: format!("dep_{}", uuid::Uuid::new_v4().simple()),

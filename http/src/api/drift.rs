@@ -5,7 +5,6 @@
 use axum::extract::State;
 use axum::response::Response;
 use axum::{Extension, Json};
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use undertone_core::monitor::{HistoryDriftRequest, HistoryPeriod};
@@ -15,7 +14,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::body::{JsonBody, PathParam};
+use super::body::{JsonBody, PathParam, time_field};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::{load, time};
 use super::submit::{accepted, check_off_runtime, enqueue};
@@ -173,6 +172,27 @@ pub(super) async fn start(
     })
     .await?;
     let (event_count, labels, deployment_id) = checked?;
+    enqueue_drift(
+        &state,
+        &caller,
+        labels,
+        deployment_id,
+        event_count,
+        Vec::from(bytes),
+    )
+    .await
+}
+
+/// Queues a drift session whose stored request is `body` and answers 202 with where
+/// to poll (or the refusal of a full queue).
+async fn enqueue_drift(
+    state: &AppState,
+    caller: &Caller,
+    labels: Labels,
+    deployment_id: Option<String>,
+    event_count: usize,
+    body: Vec<u8>,
+) -> Result<Response, ApiError> {
     let session = NewSession {
         id: uuid::Uuid::new_v4().to_string(),
         kind: SessionKind::Drift,
@@ -182,10 +202,10 @@ pub(super) async fn start(
         event_count,
         webhook_url: None,
         labels: Some(serde_json::to_string(&labels).map_err(ApiError::internal)?),
-        body: Vec::from(bytes),
+        body,
         created_at: state.clock.now(),
     };
-    let quota = match enqueue(&state, &caller, &session).await {
+    let quota = match enqueue(state, caller, &session).await {
         Ok(quota) => quota,
         Err(refused) => return Ok(refused),
     };
@@ -202,8 +222,8 @@ pub(super) async fn start(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryRange {
-    /// The period's label; `from`'s and `to`'s dates when omitted.
-    #[schema(max_length = 256)]
+    /// The period's label; `from`'s and `to`'s times when omitted.
+    #[schema(schema_with = undertone_core::schema::range_label_schema)]
     pub label: Option<String>,
     /// Conversations that started at or after this time (RFC 3339) are in the period.
     #[schema(format = DateTime)]
@@ -226,7 +246,7 @@ pub struct HistoryDriftBody {
     /// The compared period.
     pub after: HistoryRange,
     /// The question the analysis addresses first.
-    #[schema(max_length = 2000)]
+    #[schema(schema_with = undertone_core::schema::question_schema)]
     pub question: Option<String>,
 }
 
@@ -264,53 +284,30 @@ pub(super) async fn start_history(
     validate::identifier(&deployment_id, "deployment_id")?;
     let body: HistoryDriftBody = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::new(Code::ValidationError, format!("body: {e}")))?;
-    if let Some(q) = &body.question
-        && q.chars().count() > limits::QUESTION_MAX_CHARS
-    {
-        return Err(ApiError::new(
-            Code::ValidationError,
-            format!(
-                "question: must be at most {} characters",
-                limits::QUESTION_MAX_CHARS
-            ),
-        ));
-    }
+    // The question's rule is the drift request's (core), and it is kept trimmed as there.
+    let question = match body.question {
+        Some(q) => {
+            validate::question(&q)?;
+            Some(q.trim().to_owned())
+        }
+        None => None,
+    };
     let before = read_range(&state, &caller, &deployment_id, body.before, "before").await?;
     let after = read_range(&state, &caller, &deployment_id, body.after, "after").await?;
     let labels = Labels {
         before: before.label.clone(),
         after: after.label.clone(),
-        question: body.question.clone(),
+        question: question.clone(),
     };
     let request = HistoryDriftRequest {
         deployment_id: deployment_id.clone(),
         before,
         after,
-        question: body.question,
+        question,
     };
-    let session = NewSession {
-        id: uuid::Uuid::new_v4().to_string(),
-        kind: SessionKind::Drift,
-        org_id: caller.key.org_id.clone(),
-        key_id: caller.key.id.clone(),
-        deployment_id: Some(deployment_id),
-        event_count: 0,
-        webhook_url: None,
-        labels: Some(serde_json::to_string(&labels).map_err(ApiError::internal)?),
-        body: serde_json::to_vec(&request).map_err(ApiError::internal)?,
-        created_at: state.clock.now(),
-    };
-    let quota = match enqueue(&state, &caller, &session).await {
-        Ok(quota) => quota,
-        Err(refused) => return Ok(refused),
-    };
-    let poll_url = format!("/api/v1/drift/{}", session.id);
-    let body = DriftAccepted {
-        session_id: session.id,
-        status: SessionStatus::Received,
-        poll_url: poll_url.clone(),
-    };
-    Ok(accepted(poll_url, body, quota))
+    let body = serde_json::to_vec(&request).map_err(ApiError::internal)?;
+    // History keeps scores, not events: no events are compared.
+    enqueue_drift(&state, &caller, labels, Some(deployment_id), 0, body).await
 }
 
 /// The conversations of `deployment_id` that started in `range`, checked, as the
@@ -322,17 +319,8 @@ async fn read_range(
     range: HistoryRange,
     field: &str,
 ) -> Result<HistoryPeriod, ApiError> {
-    let at = |name: &str, text: &str| -> Result<DateTime<Utc>, ApiError> {
-        DateTime::parse_from_rfc3339(text)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| {
-                ApiError::new(
-                    Code::ValidationError,
-                    format!("{field}.{name}: must be an RFC 3339 time with an offset ({e})"),
-                )
-            })
-    };
-    let (from, to) = (at("from", &range.from)?, at("to", &range.to)?);
+    let from = time_field(&format!("{field}.from"), &range.from)?;
+    let to = time_field(&format!("{field}.to"), &range.to)?;
     if from >= to {
         return Err(ApiError::new(
             Code::ValidationError,

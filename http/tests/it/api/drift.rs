@@ -284,5 +284,18 @@ async fn a_date_range_drift_refuses_bad_ranges_before_queueing() {
             .await;
         assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
     }
+    // The question's rule is the drift request's, from core.
+    let blank = json!({"before": range("2026-11-02T00:00:00Z", "2026-11-09T00:00:00Z"),
+        "after": range("2026-11-09T00:00:00Z", "2026-11-16T00:00:00Z"), "question": "  "});
+    let reply = svc
+        .post("/api/v1/deployments/acme-support-bot/drift", &blank)
+        .await;
+    let message = "must be 1 to 2000 characters after trimming, got 0";
+    assert_error_with(
+        &reply,
+        StatusCode::BAD_REQUEST,
+        json!({"code": "VALIDATION_ERROR", "message": format!("question: {message}"),
+            "details": [{"path": "question", "message": message}]}),
+    );
     assert_eq!(svc.queue_depth().await, 0);
 }

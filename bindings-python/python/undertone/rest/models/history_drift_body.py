@@ -26,7 +26,7 @@ class HistoryDriftBody:
     Attributes:
         before (HistoryRange): One period of a deployment's history: `[from, to)`.
         after (HistoryRange): One period of a deployment's history: `[from, to)`.
-        question (None | str | Unset): The question the analysis addresses first.
+        question (None | str | Unset): Optional question; its dimensions are reported first.
     """
 
     before: HistoryRange

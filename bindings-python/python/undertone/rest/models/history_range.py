@@ -18,7 +18,7 @@ class HistoryRange:
     Attributes:
         from_ (datetime.datetime): Conversations that started at or after this time (RFC 3339) are in the period.
         to (datetime.datetime): Conversations that started before this time (RFC 3339) are in the period.
-        label (None | str | Unset): The period's label; `from`'s and `to`'s dates when omitted.
+        label (None | str | Unset): Name of the period; the range's times when omitted.
     """
 
     from_: datetime.datetime
