@@ -28,18 +28,26 @@ pub struct Bag(Vec<u64>);
 impl Bag {
     /// Content-word stems of `text`.
     pub fn of(text: &Text) -> Bag {
+        let mut bag = Bag::default();
+        bag.fill(text);
+        bag
+    }
+
+    /// Makes this bag the content-word stems of `text`, reusing its buffer.
+    pub fn fill(&mut self, text: &Text) {
         let stop = &*STOPWORDS;
-        let mut v: Vec<u64> = text
-            .words()
-            // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
-            .filter(|w| {
-                !(stop.contains(w) || w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic())
-            })
-            .map(|w| word_hash(stem(w)))
-            .collect();
+        let v = &mut self.0;
+        v.clear();
+        v.extend(
+            text.words()
+                // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
+                .filter(|w| {
+                    !(stop.contains(w) || w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic())
+                })
+                .map(|w| word_hash(stem(w))),
+        );
         v.sort_unstable();
         v.dedup();
-        Bag(v)
     }
 
     /// Number of distinct stems.

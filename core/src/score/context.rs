@@ -165,25 +165,56 @@ pub fn conversation_signals(
     conversation: &Conversation,
     mut on_turn: impl FnMut(&Seen<'_>),
 ) -> Vec<TurnSignals> {
+    // The buffers of the last conversation this thread read, reused (taken out, so a
+    // reader that reads another conversation from `on_turn` just gets fresh ones).
+    let mut scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
+    let out = read_conversation(conversation, &mut scratch, &mut on_turn);
+    SCRATCH.with(|s| s.set(Some(scratch)));
+    out
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Scratch>> = const { std::cell::Cell::new(None) };
+}
+
+/// Buffers [`conversation_signals`] reuses from one conversation to the next.
+#[derive(Default)]
+struct Scratch {
+    text: Text,
+    grams: Vec<Gram>,
+    question: Vec<Gram>,
+    /// The person's most recent turns (event index, content stems).
+    human_bags: std::collections::VecDeque<(usize, Bag)>,
+    /// Bags no longer in use.
+    spare: Vec<Bag>,
+}
+
+fn read_conversation(
+    conversation: &Conversation,
+    scratch: &mut Scratch,
+    on_turn: &mut impl FnMut(&Seen<'_>),
+) -> Vec<TurnSignals> {
     let p = &*SIGNALS;
     let text_model = &*TEXT;
     let ai_model = &*AI_FAILURE;
     let mut out: Vec<TurnSignals> = Vec::with_capacity(conversation.human_turn_count);
-    // The person's most recent turns (event index, content stems): a repeat is looked
-    // for among the last `repetition_window` of them, so a long conversation costs
-    // linear time.
+    let Scratch {
+        text,
+        grams: gram_buf,
+        question,
+        human_bags,
+        spare,
+    } = scratch;
+    // A repeat is looked for among the person's last `repetition_window` turns, so a
+    // long conversation costs linear time.
     let window = p.repetition_window.max(1.0) as usize;
-    let mut human_bags: std::collections::VecDeque<(usize, Bag)> =
-        std::collections::VecDeque::with_capacity(window + 1);
+    spare.extend(human_bags.drain(..).map(|(_, b)| b));
     let mut human_words_total = 0usize;
     let mut last_ai: Option<(AiTurn, Bag)> = None;
     // The last human turn since the last AI turn: its index in `human_bags` (the
-    // back), whether
-    // it asked something, and its n-grams (in `question`) with their value.
+    // back), whether it asked something, and its n-grams (in `question`) with their
+    // value.
     let mut last_human: Option<(usize, bool, f64)> = None;
-    let mut text = Text::default();
-    let mut gram_buf: Vec<Gram> = Vec::new();
-    let mut question: Vec<Gram> = Vec::new();
     let mut failure_history = 0.0f64;
     let mut prev_time: Option<chrono::DateTime<chrono::Utc>> = None;
     for turn in &conversation.turns {
@@ -191,8 +222,9 @@ pub fn conversation_signals(
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
         prev_time = Some(turn.event.timestamp);
-        let markers = Markers::find(&text);
-        let bag = Bag::of(&text);
+        let markers = Markers::find(text);
+        let mut bag = spare.pop().unwrap_or_default();
+        bag.fill(text);
         let ascii = turn.event.content.is_ascii();
         match turn.role {
             Role::Ai => {
@@ -228,18 +260,18 @@ pub fn conversation_signals(
                     asks_question: text.questions > 0,
                     first_reply: last_ai.is_none(),
                 };
-                let value = grams(&text, Source::Ai, &mut gram_buf);
-                let dense = context.dense(&text, &markers);
+                let value = grams(text, Source::Ai, gram_buf);
+                let dense = context.dense(text, &markers);
                 let (q_grams, q_value): (&[Gram], f64) = match last_human {
-                    Some((_, _, v)) => (&question, v),
+                    Some((_, _, v)) => (question, v),
                     None => (&[], 0.0),
                 };
                 let (failure, failure_words) =
-                    ai_turn::failure(ai_model, &text, &gram_buf, value, q_grams, q_value, &dense);
+                    ai_turn::failure(ai_model, text, gram_buf, value, q_grams, q_value, &dense);
                 on_turn(&Seen {
-                    text: &text,
+                    text,
                     role: Role::Ai,
-                    grams: &gram_buf,
+                    grams: gram_buf,
                     value,
                     question: Some((q_grams, q_value)),
                     dense: &dense,
@@ -272,13 +304,15 @@ pub fn conversation_signals(
                     prev.next_ai_failure = Some(failure);
                 }
                 failure_history = failure_history * p.failure_history_decay + failure;
-                last_ai = Some((ai, bag));
+                if let Some((_, old)) = last_ai.replace((ai, bag)) {
+                    spare.push(old);
+                }
                 last_human = None;
             }
             Role::Human => {
                 let (mut repetition, mut repeated_event) = (0.0, None);
                 if bag.len() >= 3 {
-                    for (idx, earlier) in &human_bags {
+                    for (idx, earlier) in human_bags.iter() {
                         if earlier.len() >= 3 {
                             let sim = bag.dice(earlier);
                             if sim > repetition {
@@ -310,14 +344,14 @@ pub fn conversation_signals(
                                     "who" | "what" | "which" | "where" | "huh" | "what's"
                                 )
                     });
-                let affect = affect(&text);
-                let value = grams(&text, Source::Human, &mut gram_buf);
-                let dense = crate::model::text::dense(&text, &affect, &markers);
-                let reading = read(text_model, &text, &gram_buf, value, &dense);
+                let affect = affect(text);
+                let value = grams(text, Source::Human, gram_buf);
+                let dense = crate::model::text::dense(text, &affect, &markers);
+                let reading = read(text_model, text, gram_buf, value, &dense);
                 on_turn(&Seen {
-                    text: &text,
+                    text,
                     role: Role::Human,
-                    grams: &gram_buf,
+                    grams: gram_buf,
                     value,
                     question: None,
                     dense: &dense,
@@ -325,7 +359,7 @@ pub fn conversation_signals(
                     failure: None,
                 });
                 // The n-grams stay for the AI turn that answers this one.
-                std::mem::swap(&mut question, &mut gram_buf);
+                std::mem::swap(question, gram_buf);
                 let signals = TurnSignals {
                     event_index: turn.event_index,
                     human_position: position,
@@ -354,8 +388,10 @@ pub fn conversation_signals(
                     markers,
                 };
                 human_words_total += words;
-                if human_bags.len() == window {
-                    human_bags.pop_front();
+                if human_bags.len() == window
+                    && let Some((_, old)) = human_bags.pop_front()
+                {
+                    spare.push(old);
                 }
                 last_human = Some((human_bags.len(), is_question || text.questions > 0, value));
                 human_bags.push_back((turn.event_index, bag));
@@ -366,6 +402,7 @@ pub fn conversation_signals(
     if let Some(last) = out.last_mut() {
         last.is_last_human_turn = true;
     }
+    spare.extend(last_ai.map(|(_, b)| b));
     out
 }
 
