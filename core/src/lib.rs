@@ -21,6 +21,7 @@
 
 pub mod assembly;
 pub mod connectors;
+pub mod decimal;
 pub mod drift;
 pub mod error;
 pub mod eval;

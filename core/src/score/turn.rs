@@ -9,10 +9,9 @@
 
 use std::sync::{Arc, LazyLock};
 
-use std::fmt::Write as _;
-
 use smallvec::SmallVec;
 
+use crate::decimal::push_fixed;
 use crate::features::markers::Category;
 use crate::features::text::Text;
 use crate::model::TABLES;
@@ -305,14 +304,25 @@ impl<'a> Details<'a> {
 
 /// What an input saw, for its evidence item.
 fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
-    detail_text(input, s, content).map(Arc::from)
+    // Written into one buffer reused from turn to turn, then copied once into the
+    // shared string the evidence keeps.
+    thread_local! {
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUF.with(|buf| {
+        let out = &mut *buf.borrow_mut();
+        out.clear();
+        write_detail(out, input, s, content).then(|| Arc::from(out.as_str()))
+    })
 }
 
-fn detail_text(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
+/// Writes what `input` saw into `out`; false when there is nothing to say.
+fn write_detail(out: &mut String, input: Input, s: &TurnSignals, content: &str) -> bool {
     if let Some(h) = input.head() {
-        // "annoyance 0.81: \"useless\", \"not working\"", written into one string.
-        let mut out = String::with_capacity(48);
-        let _ = write!(out, "{} {:.2}", h.as_str(), s.reading.get(h));
+        // "annoyance 0.81: \"useless\", \"not working\"".
+        out.push_str(h.as_str());
+        out.push(' ');
+        push_fixed(out, s.reading.get(h), 2);
         let mut lowered: Option<Text> = None;
         let mut first = true;
         for &(a, b) in s.reading.top[h.index()]
@@ -336,37 +346,76 @@ fn detail_text(input: Input, s: &TurnSignals, content: &str) -> Option<String> {
             out.extend(words.chars().map(|c| c.to_ascii_lowercase()));
             out.push('"');
         }
-        return Some(out);
+        return true;
     }
     match input {
-        Input::AiFailure => ai_failure_detail(s),
-        Input::VaderNegative => s.affect.strongest_negative.map(|(w, _)| format!("\"{w}\"")),
-        Input::Repetition | Input::AsksAgain => s
-            .repeated_event
-            .map(|e| format!("repeats the request of event {e}")),
+        Input::AiFailure => ai_failure_detail(out, s),
+        Input::VaderNegative => s
+            .affect
+            .strongest_negative
+            .is_some_and(|(w, _)| push_quoted(out, w)),
+        Input::Repetition | Input::AsksAgain => s.repeated_event.is_some_and(|e| {
+            out.push_str("repeats the request of event ");
+            push_int(out, e);
+            true
+        }),
         Input::RepetitionClaim | Input::ProblemPersists | Input::EscalationRequest => {
             let c = match input {
                 Input::RepetitionClaim => Category::RepetitionClaim,
                 Input::ProblemPersists => Category::ProblemPersists,
                 _ => Category::Escalation,
             };
-            s.markers.phrase(c).map(|p| format!("\"{p}\""))
+            s.markers.phrase(c).is_some_and(|p| push_quoted(out, p))
         }
-        Input::Shouting => Some(format!("{:.0}% of words in capitals", s.shouting * 100.0)),
-        Input::RepeatedQuestionMarks => Some("\"??\"".to_owned()),
-        Input::QuestionAfterLongAnswer => s
-            .prior_ai
-            .map(|a| format!("AI answer of {} words", a.words)),
-        Input::ShrinkingReplies => Some(format!(
-            "{} words, {:.0}% of this person's earlier average",
-            s.words,
-            s.length_ratio * 100.0
-        )),
-        Input::LowRating | Input::HighRating => s.rating.map(stars_detail),
-        Input::LastReplyFailed => Some("the AI's reply to the last turn failed".to_owned()),
-        Input::UnansweredLastQuestion => Some("the last question got no reply".to_owned()),
-        _ => None,
+        Input::Shouting => {
+            push_fixed(out, s.shouting * 100.0, 0);
+            out.push_str("% of words in capitals");
+            true
+        }
+        Input::RepeatedQuestionMarks => {
+            out.push_str("\"??\"");
+            true
+        }
+        Input::QuestionAfterLongAnswer => s.prior_ai.is_some_and(|a| {
+            out.push_str("AI answer of ");
+            push_int(out, a.words);
+            out.push_str(" words");
+            true
+        }),
+        Input::ShrinkingReplies => {
+            push_int(out, s.words);
+            out.push_str(" words, ");
+            push_fixed(out, s.length_ratio * 100.0, 0);
+            out.push_str("% of this person's earlier average");
+            true
+        }
+        Input::LowRating | Input::HighRating => s.rating.is_some_and(|stars| {
+            out.push_str(&stars_detail(stars));
+            true
+        }),
+        Input::LastReplyFailed => {
+            out.push_str("the AI's reply to the last turn failed");
+            true
+        }
+        Input::UnansweredLastQuestion => {
+            out.push_str("the last question got no reply");
+            true
+        }
+        _ => false,
     }
+}
+
+/// Appends `"text"`; always true.
+fn push_quoted(out: &mut String, text: &str) -> bool {
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
+    true
+}
+
+/// Appends an integer.
+fn push_int(out: &mut String, n: usize) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// "1 star", "4.5 stars".
@@ -387,27 +436,42 @@ fn quoted(p: &str) -> Arc<str> {
     format!("\"{p}\"").into()
 }
 
-/// What the AI turn before did that reads as a failure.
-fn ai_failure_detail(s: &TurnSignals) -> Option<String> {
-    let a = s.prior_ai?;
-    let marker = |c: Category, what: &str| a.markers.phrase(c).map(|p| format!("{what}: \"{p}\""));
+/// Writes what the AI turn before did that reads as a failure; false when there was
+/// no AI turn before.
+fn ai_failure_detail(out: &mut String, s: &TurnSignals) -> bool {
+    let Some(a) = s.prior_ai else {
+        return false;
+    };
+    let marker = |c: Category, what: &'static str| a.markers.phrase(c).map(|p| (what, Some(p)));
     let what = marker(Category::AiRefusal, "AI refused")
         .or_else(|| marker(Category::AiUnknown, "AI did not know"))
         .or_else(|| {
-            (a.context.repeats_itself > 0.0).then(|| "AI repeated its previous answer".to_owned())
+            (a.context.repeats_itself > 0.0).then_some(("AI repeated its previous answer", None))
         })
         .or_else(|| {
             a.context
                 .ignores_question
-                .then(|| "AI reply did not address the question".to_owned())
+                .then_some(("AI reply did not address the question", None))
         })
         .or_else(|| marker(Category::AiApology, "AI apologised"))
         .or_else(|| marker(Category::AiDeflection, "AI deflected"));
-    let p = format!("breakdown {:.2}", a.failure);
-    Some(match what {
-        Some(w) => format!("{w}, {p} (event {})", a.event_index),
-        None => format!("AI turn {p} (event {})", a.event_index),
-    })
+    match what {
+        Some((w, phrase)) => {
+            out.push_str(w);
+            if let Some(p) = phrase {
+                out.push_str(": ");
+                push_quoted(out, p);
+            }
+            out.push_str(", ");
+        }
+        None => out.push_str("AI turn "),
+    }
+    out.push_str("breakdown ");
+    push_fixed(out, a.failure, 2);
+    out.push_str(" (event ");
+    push_int(out, a.event_index);
+    out.push(')');
+    true
 }
 
 /// Marker strength of `c`.
