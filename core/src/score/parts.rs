@@ -4,70 +4,88 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::layer_z::{Evidence, select_evidence};
+use super::layer_z::{Evidence, MAX_EVIDENCE, round4};
 
-/// The signed parts of one dimension's value on one turn, kept on the stack: only the
-/// few that become evidence are moved to the heap.
-#[derive(Debug, Default, Clone)]
-pub struct Parts {
-    items: SmallVec<[Evidence; 16]>,
+/// The signed parts of one dimension's value on one turn, kept on the stack. Each
+/// part's detail is described by a small `D` and written out only for the few
+/// parts kept as evidence.
+#[derive(Debug, Clone)]
+pub struct Parts<D> {
+    items: SmallVec<[(&'static str, f64, D); 8]>,
 }
 
-impl Parts {
+impl<D> Default for Parts<D> {
+    fn default() -> Self {
+        Parts {
+            items: SmallVec::new(),
+        }
+    }
+}
+
+impl<D: Copy> Parts<D> {
     /// Adds a part when it is not zero.
-    pub fn add(
-        &mut self,
-        signal: &'static str,
-        event_index: usize,
-        value: f64,
-        detail: Option<Arc<str>>,
-    ) {
+    pub fn add(&mut self, signal: &'static str, value: f64, detail: D) {
         if value != 0.0 && value.is_finite() {
-            self.items.push(Evidence {
-                signal,
-                event_index,
-                conversation_id: None,
-                contribution: value,
-                detail,
-            });
+            self.items.push((signal, value, detail));
         }
     }
 
     /// Sum of the positive parts.
     pub fn push_total(&self) -> f64 {
-        self.items.iter().map(|e| e.contribution.max(0.0)).sum()
+        self.items.iter().map(|p| p.1.max(0.0)).sum()
     }
 
     /// Sum of the negative parts, as a positive number.
     pub fn relief_total(&self) -> f64 {
-        self.items.iter().map(|e| (-e.contribution).max(0.0)).sum()
+        self.items.iter().map(|p| (-p.1).max(0.0)).sum()
     }
 
     /// Multiplies the negative parts (relief) by `factor`.
     pub fn scale_relief(&mut self, factor: f64) {
-        for e in &mut self.items {
-            if e.contribution < 0.0 {
-                e.contribution *= factor;
+        for p in &mut self.items {
+            if p.1 < 0.0 {
+                p.1 *= factor;
             }
         }
     }
 
     /// Sum of all parts.
     pub fn total(&self) -> f64 {
-        self.items.iter().map(|e| e.contribution).sum()
+        self.items.iter().map(|p| p.1).sum()
     }
 
-    /// The parts that are kept as evidence, each scaled by `factor` so they are in the
-    /// score's units, strongest first (`layer_z::sort_evidence`).
-    pub fn into_evidence(mut self, factor: f64) -> Vec<Evidence> {
-        for e in &mut self.items {
-            e.contribution *= factor;
+    /// The parts kept as evidence of turn `event_index`, each scaled by `factor` so
+    /// they are in the score's units, in `layer_z::sort_evidence`'s order and number
+    /// (on one turn: strongest first, then by signal; none that rounds to 0), with
+    /// `detail` writing out the details of those kept.
+    pub fn into_evidence(
+        mut self,
+        factor: f64,
+        event_index: usize,
+        mut detail: impl FnMut(D) -> Option<Arc<str>>,
+    ) -> Vec<Evidence> {
+        for p in &mut self.items {
+            p.1 *= factor;
         }
-        let kept = select_evidence(&mut self.items);
-        self.items.truncate(kept);
-        let mut out = Vec::with_capacity(kept);
-        out.extend(self.items.drain(..));
-        out
+        self.items.retain(|p| round4(p.1) != 0.0);
+        let order = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
+            b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(b.0))
+        };
+        if self.items.len() > MAX_EVIDENCE {
+            self.items.select_nth_unstable_by(MAX_EVIDENCE - 1, order);
+            self.items.truncate(MAX_EVIDENCE);
+        }
+        self.items.sort_by(order);
+        self.items
+            .iter()
+            .map(|&(signal, contribution, d)| Evidence {
+                signal,
+                event_index,
+                conversation_id: None,
+                contribution,
+                detail: detail(d),
+            })
+            .collect()
     }
 }
 

@@ -427,8 +427,27 @@ fn stars_detail(stars: f64) -> String {
     }
 }
 
-fn phrase(s: &TurnSignals, c: Category) -> Option<Arc<str>> {
-    s.markers.phrase(c).map(quoted)
+/// What a part of a hand-set dimension saw, written out only if the part is kept.
+#[derive(Debug, Clone, Copy)]
+enum Said {
+    /// Nothing worth saying.
+    Nothing,
+    /// The strongest phrase of a marker category.
+    Phrase(Category),
+    /// A fixed description.
+    Text(&'static str),
+    /// "request number N".
+    RequestNumber(u32),
+}
+
+/// The detail of a kept part.
+fn said(s: &TurnSignals, d: Said) -> Option<Arc<str>> {
+    match d {
+        Said::Nothing => None,
+        Said::Phrase(c) => s.markers.phrase(c).map(quoted),
+        Said::Text(t) => Some(t.into()),
+        Said::RequestNumber(n) => Some(format!("request number {n}").into()),
+    }
 }
 
 /// `"phrase"`, as evidence shows a matched phrase.
@@ -503,33 +522,29 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
     if checked == 0.0 {
         over.add(
             "acceptance_after_hedge",
-            i,
             p.acceptance_after_hedge * m(s, Category::Acceptance) * doubt,
-            phrase(s, Category::Acceptance),
+            Said::Phrase(Category::Acceptance),
         );
     }
     // Declining to check at all is over-trust even after a confident answer, more so
     // after a hedged or failed one.
     over.add(
         "skipped_check",
-        i,
         p.skipped_check
             * m(s, Category::SkippedCheck)
             * (p.skipped_check_floor + (1.0 - p.skipped_check_floor) * doubt),
-        phrase(s, Category::SkippedCheck),
+        Said::Phrase(Category::SkippedCheck),
     );
     over.add(
         "delegation_after_error",
-        i,
         p.delegation_after_error * m(s, Category::Delegation) * failure,
-        phrase(s, Category::Delegation),
+        Said::Phrase(Category::Delegation),
     );
     let clean = 1.0 - failure.max(s.ai_failure_history.min(1.0));
     under.add(
         "dismissal_without_failure",
-        i,
         p.dismissal_without_failure * m(s, Category::Dismissal) * clean,
-        phrase(s, Category::Dismissal),
+        Said::Phrase(Category::Dismissal),
     );
     let early = if s.human_position < 2 {
         1.0
@@ -538,21 +553,27 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
     };
     under.add(
         "premature_escalation",
-        i,
         p.premature_escalation * m(s, Category::Escalation) * clean * early,
-        phrase(s, Category::Escalation),
+        Said::Phrase(Category::Escalation),
     );
     let calibrated = p.verification_after_hedge * m(s, Category::Verification) * doubt;
     if calibrated > 0.0 {
         over.add(
             "verification_after_hedge",
-            i,
             -calibrated,
-            phrase(s, Category::Verification),
+            Said::Phrase(Category::Verification),
         );
     }
-    over.add("carried_over_trust", i, state.over_trust * p.carry, None);
-    under.add("carried_under_trust", i, state.under_trust * p.carry, None);
+    over.add(
+        "carried_over_trust",
+        state.over_trust * p.carry,
+        Said::Nothing,
+    );
+    under.add(
+        "carried_under_trust",
+        state.under_trust * p.carry,
+        Said::Nothing,
+    );
     state.over_trust = over.total().max(0.0);
     state.under_trust = under.total().max(0.0);
     let (level, mode, parts) = if state.over_trust >= state.under_trust {
@@ -568,7 +589,7 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
         Dimension::TrustCalibration,
         score,
         confidence,
-        parts.into_evidence(scale(penalty - unhealthy, level)),
+        parts.into_evidence(scale(penalty - unhealthy, level), i, |d| said(s, d)),
     );
     // A mode names which way trust is off, so only outside the healthy band.
     d.mode = Some(if d.band == Band::Healthy {
@@ -584,18 +605,16 @@ fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
     let q = &TURN.dependency;
     let i = s.event_index;
     let mut p = Parts::default();
-    p.add("baseline", i, q.baseline, None);
+    p.add("baseline", q.baseline, Said::Nothing);
     p.add(
         "delegation",
-        i,
         q.delegation * m(s, Category::Delegation),
-        phrase(s, Category::Delegation),
+        Said::Phrase(Category::Delegation),
     );
     p.add(
         "self_efficacy",
-        i,
         -q.self_efficacy * m(s, Category::SelfEfficacy),
-        phrase(s, Category::SelfEfficacy),
+        Said::Phrase(Category::SelfEfficacy),
     );
     let (push, relief) = (p.push_total(), p.relief_total());
     if relief > push {
@@ -608,7 +627,7 @@ fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
         Dimension::DependencyDrift,
         score,
         q.confidence_share * confidence,
-        p.into_evidence(1.0),
+        p.into_evidence(1.0, i, |d| said(s, d)),
     )
 }
 
@@ -628,38 +647,34 @@ fn escalation(
     if asked > 0.0 {
         p.add(
             "escalation_request",
-            i,
             q.request * asked,
-            phrase(s, Category::Escalation),
+            Said::Phrase(Category::Escalation),
         );
         if state.escalation_requests > 0 {
             p.add(
                 "repeated_escalation_request",
-                i,
                 q.repeated_request * asked,
-                Some(format!("request number {}", state.escalation_requests + 1).into()),
+                Said::RequestNumber(state.escalation_requests + 1),
             );
         }
         match s.next_ai_offers_escalation {
             Some(offer) if offer >= q.offer_threshold => {
-                p.add("escalation_offered", i, -q.offered * asked, None)
+                p.add("escalation_offered", -q.offered * asked, Said::Nothing)
             }
             Some(_) => {
                 state.unmet_escalations += 1;
                 p.add(
                     "escalation_not_offered",
-                    i,
                     q.not_offered * asked,
-                    Some("the next AI reply offered no person or channel".into()),
+                    Said::Text("the next AI reply offered no person or channel"),
                 );
             }
             None => {
                 state.unmet_escalations += 1;
                 p.add(
                     "escalation_unanswered",
-                    i,
                     q.unanswered * asked,
-                    Some("no AI reply followed".into()),
+                    Said::Text("no AI reply followed"),
                 );
             }
         }
@@ -667,19 +682,18 @@ fn escalation(
     } else if state.unmet_escalations > 0 {
         p.add(
             "earlier_escalation_unmet",
-            i,
             q.earlier_unmet * f64::from(state.unmet_escalations).min(q.earlier_unmet_cap),
-            None,
+            Said::Nothing,
         );
     }
-    p.add("frustration", i, q.frustration * frustration, None);
-    p.add("trust_risk", i, q.trust_risk * trust_risk, None);
+    p.add("frustration", q.frustration * frustration, Said::Nothing);
+    p.add("trust_risk", q.trust_risk * trust_risk, Said::Nothing);
     let score = p.total().clamp(0.0, 1.0);
     DimensionScore::new(
         Dimension::EscalationFriction,
         score,
         confidence,
-        p.into_evidence(1.0),
+        p.into_evidence(1.0, i, |d| said(s, d)),
     )
 }
 
