@@ -9,6 +9,7 @@
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use smallvec::SmallVec;
 
 use super::text::Text;
 
@@ -236,8 +237,8 @@ impl Markers {
         let mut m = Markers::default();
         let mut phrase_weight = [0.0f32; CATEGORY_COUNT];
         // Matches on whole words, in the automaton's order; masks kept apart.
-        let mut hits: Vec<(usize, usize, usize)> = Vec::new();
-        let mut masks: Vec<(usize, usize)> = Vec::new();
+        let mut hits: SmallVec<[(usize, usize, usize); 16]> = SmallVec::new();
+        let mut masks: SmallVec<[(usize, usize); 4]> = SmallVec::new();
         for hit in lex.automaton.find_overlapping_iter(&text.lower) {
             let (start, end) = (hit.start(), hit.end());
             if !text.on_word_boundaries(start, end) {
