@@ -29,9 +29,65 @@ pub fn push_fixed(out: &mut String, x: f64, decimals: u32) {
     let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
 }
 
+/// `x.round()` (half away from zero), computed without the call to the C library's
+/// `round` that the baseline x86-64 target makes for it (no rounding instruction
+/// before SSE4.1); every emitted number goes through it. Below 2^52 in magnitude
+/// the fraction `x - trunc(x)` is exact, so the result is the same; a zero may lose
+/// its sign.
+pub fn round(x: f64) -> f64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let t = x as i64 as f64;
+        let f = x - t;
+        if f >= 0.5 {
+            t + 1.0
+        } else if f <= -0.5 {
+            t - 1.0
+        } else {
+            t
+        }
+    } else {
+        x.round()
+    }
+}
+
+/// Whether [`round`] gives zero for `x`: `x` in (-0.5, 0.5); false for NaN.
+pub fn rounds_to_zero(x: f64) -> bool {
+    x.abs() < 0.5
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn round_is_std_round(
+            x in proptest::prop_oneof![-2.0..2.0f64, -1e6..1e6f64, proptest::num::f64::ANY],
+        ) {
+            let (a, b) = (round(x), x.round());
+            proptest::prop_assert!(a == b || a.is_nan() && b.is_nan(), "{x}: {a} vs {b}");
+            proptest::prop_assert_eq!(rounds_to_zero(x), b == 0.0);
+        }
+    }
+
+    #[test]
+    fn round_at_halves_and_edges() {
+        for x in [
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            4_503_599_627_370_495.5,
+            1e300,
+            -0.0,
+            f64::INFINITY,
+        ] {
+            assert_eq!(round(x), x.round(), "{x}");
+        }
+        assert!(round(f64::NAN).is_nan());
+    }
 
     proptest::proptest! {
         #[test]

@@ -19,7 +19,8 @@ use crate::params;
 use super::archetype::ArchetypeDetector;
 use super::inputs::{CONVERSATION_INPUTS, ConversationInput};
 use super::layer_z::{
-    Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, evidence_order, round4,
+    Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, emits_zero,
+    evidence_order,
 };
 use super::parts::saturate;
 use super::turn::{ArcState, score_turn, trust_params};
@@ -443,7 +444,7 @@ fn roll_up(
         .iter()
         .flat_map(|t| t.layer_z.get(d).evidence.iter())
         .filter(|e| e.signal != "baseline" && !e.signal.starts_with("carried_"))
-        .filter(|e| round4(e.contribution) != 0.0)
+        .filter(|e| !emits_zero(e.contribution))
         .collect();
     if items.len() > MAX_EVIDENCE {
         items.select_nth_unstable_by(MAX_EVIDENCE - 1, |a, b| evidence_order(a, b));

@@ -322,7 +322,7 @@ pub fn sort_evidence(evidence: &mut Vec<Evidence>) {
 pub fn select_evidence(evidence: &mut [Evidence]) -> usize {
     let mut kept = 0;
     for i in 0..evidence.len() {
-        if round4(evidence[i].contribution) != 0.0 {
+        if !emits_zero(evidence[i].contribution) {
             evidence.swap(kept, i);
             kept += 1;
         }
@@ -355,9 +355,14 @@ pub fn clamp01(x: f64) -> f64 {
 
 /// Rounds to the 4 decimals that are emitted.
 pub fn round4(x: f64) -> f64 {
-    let r = (x * 10_000.0).round() / 10_000.0;
+    let r = crate::decimal::round(x * 10_000.0) / 10_000.0;
     // -0.0 prints as "-0.0"; emit 0.
     if r == 0.0 { 0.0 } else { r }
+}
+
+/// Whether `x` is emitted as 0 (`round4(x) == 0.0`), without rounding it.
+pub fn emits_zero(x: f64) -> bool {
+    crate::decimal::rounds_to_zero(x * 10_000.0)
 }
 
 /// Serialises a number with 4 decimals.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::layer_z::{Evidence, MAX_EVIDENCE, round4};
+use super::layer_z::{Evidence, MAX_EVIDENCE, emits_zero};
 
 /// The signed parts of one dimension's value on one turn, kept on the stack. Each
 /// part's detail is described by a small `D` and written out only for the few
@@ -67,7 +67,7 @@ impl<D: Copy> Parts<D> {
         for p in &mut self.items {
             p.1 *= factor;
         }
-        self.items.retain(|p| round4(p.1) != 0.0);
+        self.items.retain(|p| !emits_zero(p.1));
         let order = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
             b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(b.0))
         };

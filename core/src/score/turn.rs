@@ -21,7 +21,7 @@ use crate::params;
 use super::context::TurnSignals;
 use super::inputs::{INPUTS, Input, inputs};
 use super::layer_z::{
-    Band, Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, round4,
+    Band, Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, emits_zero,
 };
 use super::parts::{Parts, saturate, scale};
 
@@ -246,7 +246,7 @@ fn learned(
     // the same turn and no conversation, so contribution then signal decide).
     let mut parts: SmallVec<[(f64, &'static str, Option<Input>); 32]> = SmallVec::new();
     let mut keep = |c: f64, signal: &'static str, input: Option<Input>| {
-        if c.is_finite() && round4(c) != 0.0 {
+        if c.is_finite() && !emits_zero(c) {
             parts.push((c, signal, input));
         }
     };
