@@ -55,41 +55,46 @@ impl Text {
             .ends_with('?');
     }
 
-    /// The common case: same rules as [`Text::fill_unicode`] on ASCII, with the
-    /// lowercase copy and the punctuation counts done over the whole text at once.
+    /// The common case: same rules as [`Text::fill_unicode`] on ASCII, in one pass over
+    /// the bytes with a table of their classes (the lowercase copy is made apart, over
+    /// the whole text at once).
     fn fill_ascii(&mut self, raw: &[u8]) {
         let mut lower = std::mem::take(&mut self.lower).into_bytes();
         lower.extend_from_slice(raw);
         lower.make_ascii_lowercase();
         // Only ASCII bytes were copied.
         self.lower = String::from_utf8(lower).unwrap_or_default();
-        self.exclamations = count(raw, b'!');
-        self.questions = count(raw, b'?');
         self.chars = raw.len() as u32;
-        let n = raw.len();
-        let mut i = 0;
-        loop {
-            while i < n && !raw[i].is_ascii_alphanumeric() {
-                i += 1;
+        let (mut exclamations, mut questions) = (0u32, 0u32);
+        // The word being read: its start, letters and capitals.
+        let mut word: Option<(usize, u32, u32)> = None;
+        for (i, &b) in raw.iter().enumerate() {
+            let class = ASCII_CLASS[usize::from(b)];
+            if class & WORD != 0 {
+                let (_, letters, uppers) = word.get_or_insert((i, 0, 0));
+                *letters += u32::from(class & LETTER != 0);
+                *uppers += u32::from(class & UPPER != 0);
+                continue;
             }
-            if i == n {
-                break;
-            }
-            let start = i;
-            let (mut letters, mut uppers) = (0u32, 0u32);
-            while i < n {
-                let b = raw[i];
-                if b.is_ascii_alphanumeric() {
-                    letters += u32::from(b.is_ascii_alphabetic());
-                    uppers += u32::from(b.is_ascii_uppercase());
-                } else if !(b == b'\'' && raw.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)) {
-                    // An apostrophe is part of a word only between two word characters.
-                    break;
+            exclamations += u32::from(b == b'!');
+            questions += u32::from(b == b'?');
+            if let Some((start, letters, uppers)) = word {
+                // An apostrophe is part of a word only between two word characters.
+                let inner = b == b'\''
+                    && raw
+                        .get(i + 1)
+                        .is_some_and(|&n| ASCII_CLASS[usize::from(n)] & WORD != 0);
+                if !inner {
+                    self.push_span(start, i, letters, uppers);
+                    word = None;
                 }
-                i += 1;
             }
-            self.push_span(start, i, letters, uppers);
         }
+        if let Some((start, letters, uppers)) = word {
+            self.push_span(start, raw.len(), letters, uppers);
+        }
+        self.exclamations = exclamations;
+        self.questions = questions;
     }
 
     fn fill_unicode(&mut self, raw: &str) {
@@ -182,10 +187,32 @@ impl Text {
     }
 }
 
-/// How many times `byte` occurs in `bytes`.
-fn count(bytes: &[u8], byte: u8) -> u32 {
-    bytes.iter().filter(|&&b| b == byte).count() as u32
-}
+/// [`ASCII_CLASS`] bit: a letter or digit.
+const WORD: u8 = 1;
+/// [`ASCII_CLASS`] bit: a letter.
+const LETTER: u8 = 2;
+/// [`ASCII_CLASS`] bit: a capital letter.
+const UPPER: u8 = 4;
+
+/// The class bits of each byte (0 outside ASCII, which this table is not used for).
+static ASCII_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            t[b] |= WORD;
+        }
+        if c.is_ascii_alphabetic() {
+            t[b] |= LETTER;
+        }
+        if c.is_ascii_uppercase() {
+            t[b] |= UPPER;
+        }
+        b += 1;
+    }
+    t
+};
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
