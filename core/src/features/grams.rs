@@ -26,33 +26,33 @@ const NEGATION_REACH: usize = 3;
 
 /// Whether `word` negates the words after it (apostrophes already dropped). A `match`
 /// on the words, not a scan of a list: it runs once per word of every turn.
-fn is_negator(word: &str) -> bool {
+fn is_negator(word: &[u8]) -> bool {
     matches!(
         word,
-        "not"
-            | "no"
-            | "never"
-            | "dont"
-            | "doesnt"
-            | "didnt"
-            | "isnt"
-            | "wasnt"
-            | "arent"
-            | "werent"
-            | "cant"
-            | "cannot"
-            | "wont"
-            | "wouldnt"
-            | "shouldnt"
-            | "couldnt"
-            | "havent"
-            | "hasnt"
-            | "aint"
-            | "nothing"
-            | "without"
-            | "nor"
-            | "neither"
-            | "hardly"
+        b"not"
+            | b"no"
+            | b"never"
+            | b"dont"
+            | b"doesnt"
+            | b"didnt"
+            | b"isnt"
+            | b"wasnt"
+            | b"arent"
+            | b"werent"
+            | b"cant"
+            | b"cannot"
+            | b"wont"
+            | b"wouldnt"
+            | b"shouldnt"
+            | b"couldnt"
+            | b"havent"
+            | b"hasnt"
+            | b"aint"
+            | b"nothing"
+            | b"without"
+            | b"nor"
+            | b"neither"
+            | b"hardly"
     )
 }
 
@@ -113,21 +113,25 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
     if n == 0 {
         return 0.0;
     }
+    out.reserve(2 * n);
     let (uni, neg, bi) = source.seeds();
-    let mut buf = String::new();
+    let lower = text.lower.as_bytes();
+    let mut buf: Vec<u8> = Vec::new();
     let mut previous: Option<u64> = None;
     let mut negated_left = 0usize;
-    for i in 0..n {
-        let new_clause = i > 0 && clause_break(text, i);
-        if new_clause {
+    let mut prev_end = 0usize;
+    for (i, &(start, end)) in text.spans.iter().enumerate() {
+        let (start, end) = (start as usize, end as usize);
+        if i > 0 && clause_break(&lower[prev_end..start]) {
             previous = None;
             negated_left = 0;
         }
-        let word = normalise(text.word(i), &mut buf);
-        let h = xxh3_64_with_seed(word.as_bytes(), uni);
+        prev_end = end;
+        let word = normalise(&lower[start..end], &mut buf);
+        let h = xxh3_64_with_seed(word, uni);
         let unigram = if negated_left > 0 {
             negated_left -= 1;
-            xxh3_64_with_seed(word.as_bytes(), neg)
+            xxh3_64_with_seed(word, neg)
         } else {
             h
         };
@@ -160,22 +164,27 @@ fn bucket(h: u64) -> u32 {
 }
 
 /// The word as a feature: apostrophes dropped, any word with a digit as `0`.
-fn normalise<'a>(word: &'a str, buf: &'a mut String) -> &'a str {
-    if word.bytes().any(|b| b.is_ascii_digit()) {
-        return "0";
+fn normalise<'a>(word: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let (mut digit, mut apostrophe) = (false, false);
+    for &b in word {
+        digit |= b.is_ascii_digit();
+        apostrophe |= b == b'\'';
     }
-    if word.contains('\'') {
+    if digit {
+        return b"0";
+    }
+    if apostrophe {
         buf.clear();
-        buf.extend(word.chars().filter(|&c| c != '\''));
-        return buf.as_str();
+        buf.extend(word.iter().copied().filter(|&b| b != b'\''));
+        return buf;
     }
     word
 }
 
-/// Whether punctuation that ends a clause stands between word `i - 1` and word `i`.
-fn clause_break(text: &Text, i: usize) -> bool {
-    let gap = &text.lower[text.spans[i - 1].1 as usize..text.spans[i].0 as usize];
-    gap.contains(['.', ',', ';', ':', '!', '?', '\n'])
+/// Whether punctuation that ends a clause is in `gap`, the text between two words.
+fn clause_break(gap: &[u8]) -> bool {
+    gap.iter()
+        .any(|b| matches!(b, b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\n'))
 }
 
 #[cfg(test)]
