@@ -343,9 +343,9 @@ pub fn evidence_order(a: &Evidence, b: &Evidence) -> std::cmp::Ordering {
     b.contribution
         .abs()
         .total_cmp(&a.contribution.abs())
-        .then(a.event_index.cmp(&b.event_index))
-        .then(a.conversation_id.cmp(&b.conversation_id))
-        .then(a.signal.cmp(b.signal))
+        .then_with(|| a.event_index.cmp(&b.event_index))
+        .then_with(|| a.conversation_id.cmp(&b.conversation_id))
+        .then_with(|| a.signal.cmp(b.signal))
 }
 
 /// Clamps to [0, 1]; NaN becomes 0.

@@ -69,7 +69,7 @@ impl<D: Copy> Parts<D> {
         }
         self.items.retain(|p| !emits_zero(p.1));
         let order = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
-            b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(b.0))
+            b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0))
         };
         if self.items.len() > MAX_EVIDENCE {
             self.items.select_nth_unstable_by(MAX_EVIDENCE - 1, order);

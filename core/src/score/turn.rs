@@ -256,7 +256,7 @@ fn learned(
     keep(carried * factor, carried_signal(d), None);
     keep(baseline, "baseline", None);
     let order = |a: &(f64, &str, Option<Input>), b: &(f64, &str, Option<Input>)| {
-        b.0.abs().total_cmp(&a.0.abs()).then(a.1.cmp(b.1))
+        b.0.abs().total_cmp(&a.0.abs()).then_with(|| a.1.cmp(b.1))
     };
     if parts.len() > MAX_EVIDENCE {
         parts.select_nth_unstable_by(MAX_EVIDENCE - 1, order);
