@@ -14,19 +14,28 @@ pub fn push_fixed(out: &mut String, x: f64, decimals: u32) {
         // product's error is far below 1e-6 here); near one, core::fmt decides.
         if (frac - 0.5).abs() > 1e-6 {
             let n = floor as u64 + u64::from(frac > 0.5);
-            let mut b = itoa::Buffer::new();
-            out.push_str(b.format(n / scale));
+            push_digits(out, n / scale, 1);
             if decimals > 0 {
                 out.push('.');
-                let d = b.format(n % scale);
-                out.extend(std::iter::repeat_n('0', decimals as usize - d.len()));
-                out.push_str(d);
+                push_digits(out, n % scale, decimals as usize);
             }
             return;
         }
     }
     use std::fmt::Write as _;
     let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
+}
+
+/// Appends the decimal digits of `n`, at least `width` of them (zero-padded).
+pub fn push_digits(out: &mut String, mut n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut i = digits.len();
+    while n > 0 || digits.len() - i < width {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend(digits[i..].iter().map(|&d| char::from(d)));
 }
 
 /// `x.round()` (half away from zero), computed without the call to the C library's
@@ -67,6 +76,21 @@ mod tests {
             let (a, b) = (round(x), x.round());
             proptest::prop_assert!(a == b || a.is_nan() && b.is_nan(), "{x}: {a} vs {b}");
             proptest::prop_assert_eq!(rounds_to_zero(x), b == 0.0);
+        }
+    }
+
+    #[test]
+    fn digits_are_padded_to_the_width() {
+        for (n, w, text) in [
+            (0, 1, "0"),
+            (7, 2, "07"),
+            (1234, 1, "1234"),
+            (u64::MAX, 1, "18446744073709551615"),
+            (5, 0, "5"),
+        ] {
+            let mut out = String::new();
+            push_digits(&mut out, n, w);
+            assert_eq!(out, text);
         }
     }
 

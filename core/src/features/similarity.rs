@@ -38,14 +38,13 @@ impl Bag {
         let stop = &*STOPWORDS;
         let v = &mut self.0;
         v.clear();
-        v.extend(
-            text.words()
-                // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
-                .filter(|w| {
-                    !(stop.contains(w) || w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic())
-                })
-                .map(|w| word_hash(stem(w))),
-        );
+        for w in text.words() {
+            // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
+            if w.len() == 1 && w.as_bytes()[0].is_ascii_alphabetic() || stop.contains(w) {
+                continue;
+            }
+            v.push(word_hash(stem(w)));
+        }
         v.sort_unstable();
         v.dedup();
     }

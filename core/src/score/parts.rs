@@ -1,5 +1,6 @@
 //! Collecting a score's parts so that the evidence adds up to the score.
 
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -11,7 +12,7 @@ use super::layer_z::{Evidence, MAX_EVIDENCE, emits_zero};
 /// parts kept as evidence.
 #[derive(Debug, Clone)]
 pub struct Parts<D> {
-    items: SmallVec<[(&'static str, f64, D); 8]>,
+    items: SmallVec<[(&'static str, f64, D); 32]>,
 }
 
 impl<D> Default for Parts<D> {
@@ -57,35 +58,43 @@ impl<D: Copy> Parts<D> {
     /// The parts kept as evidence of turn `event_index`, each scaled by `factor` so
     /// they are in the score's units, in `layer_z::sort_evidence`'s order and number
     /// (on one turn: strongest first, then by signal; none that rounds to 0), with
-    /// `detail` writing out the details of those kept.
+    /// `detail` writing out the details of those kept (a trait object: one copy of
+    /// this code, and of the sorts in it, serves every dimension).
     pub fn into_evidence(
         mut self,
         factor: f64,
         event_index: usize,
-        mut detail: impl FnMut(D) -> Option<Arc<str>>,
+        detail: &mut dyn FnMut(D) -> Option<Arc<str>>,
     ) -> Vec<Evidence> {
         for p in &mut self.items {
             p.1 *= factor;
         }
         self.items.retain(|p| !emits_zero(p.1));
-        let order = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
-            b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0))
+        // Strongest first, then by signal: no two parts share a signal, so the order
+        // is total. Picking the first MAX_EVIDENCE one by one costs a few comparisons
+        // of a handful of parts and no sort code of its own.
+        let first = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
+            b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)) == Ordering::Less
         };
-        if self.items.len() > MAX_EVIDENCE {
-            self.items.select_nth_unstable_by(MAX_EVIDENCE - 1, order);
-            self.items.truncate(MAX_EVIDENCE);
-        }
-        self.items.sort_by(order);
-        self.items
-            .iter()
-            .map(|&(signal, contribution, d)| Evidence {
+        let mut out = Vec::with_capacity(self.items.len().min(MAX_EVIDENCE));
+        while out.len() < MAX_EVIDENCE && !self.items.is_empty() {
+            let best = (1..self.items.len()).fold(0, |best, k| {
+                if first(&self.items[k], &self.items[best]) {
+                    k
+                } else {
+                    best
+                }
+            });
+            let (signal, contribution, d) = self.items.swap_remove(best);
+            out.push(Evidence {
                 signal,
                 event_index,
                 conversation_id: None,
                 contribution,
                 detail: detail(d),
-            })
-            .collect()
+            });
+        }
+        out
     }
 }
 

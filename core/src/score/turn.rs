@@ -9,8 +9,6 @@
 
 use std::sync::{Arc, LazyLock};
 
-use smallvec::SmallVec;
-
 use crate::decimal::push_fixed;
 use crate::features::markers::Category;
 use crate::features::text::Text;
@@ -20,9 +18,7 @@ use crate::params;
 
 use super::context::TurnSignals;
 use super::inputs::{INPUTS, Input, inputs};
-use super::layer_z::{
-    Band, Dimension, DimensionScore, Evidence, LayerZ, MAX_EVIDENCE, TrustMode, emits_zero,
-};
+use super::layer_z::{Band, Dimension, DimensionScore, LayerZ, TrustMode};
 use super::parts::{Parts, saturate, scale};
 
 params! {
@@ -241,38 +237,16 @@ fn learned(
     } else {
         0.0
     };
-    // The parts in the score's units, as (contribution, signal, input); the kept few
-    // become evidence, in `layer_z::sort_evidence`'s order (every part of a turn has
-    // the same turn and no conversation, so contribution then signal decide).
-    let mut parts: SmallVec<[(f64, &'static str, Option<Input>); 32]> = SmallVec::new();
-    let mut keep = |c: f64, signal: &'static str, input: Option<Input>| {
-        if c.is_finite() && !emits_zero(c) {
-            parts.push((c, signal, input));
-        }
-    };
+    // The parts in the score's units; the kept few become evidence.
+    let mut parts: Parts<Option<Input>> = Parts::default();
     for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
-        keep(w * v * factor, Input::ALL[k].as_str(), Some(Input::ALL[k]));
+        parts.add(Input::ALL[k].as_str(), w * v * factor, Some(Input::ALL[k]));
     }
-    keep(carried * factor, carried_signal(d), None);
-    keep(baseline, "baseline", None);
-    let order = |a: &(f64, &str, Option<Input>), b: &(f64, &str, Option<Input>)| {
-        b.0.abs().total_cmp(&a.0.abs()).then_with(|| a.1.cmp(b.1))
-    };
-    if parts.len() > MAX_EVIDENCE {
-        parts.select_nth_unstable_by(MAX_EVIDENCE - 1, order);
-        parts.truncate(MAX_EVIDENCE);
-    }
-    parts.sort_by(order);
-    let evidence = parts
-        .iter()
-        .map(|&(contribution, signal, input)| Evidence {
-            signal,
-            event_index: i,
-            conversation_id: None,
-            contribution,
-            detail: input.and_then(|input| details.get(input)),
-        })
-        .collect();
+    parts.add(carried_signal(d), carried * factor, None);
+    parts.add("baseline", baseline, None);
+    let evidence = parts.into_evidence(1.0, i, &mut |input| {
+        input.and_then(|input| details.get(input))
+    });
     DimensionScore::new(d, score, confidence, evidence)
 }
 
@@ -415,7 +389,7 @@ fn push_quoted(out: &mut String, text: &str) -> bool {
 
 /// Appends an integer.
 fn push_int(out: &mut String, n: usize) {
-    out.push_str(itoa::Buffer::new().format(n));
+    crate::decimal::push_digits(out, n as u64, 1);
 }
 
 /// "1 star", "4.5 stars".
@@ -589,7 +563,7 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
         Dimension::TrustCalibration,
         score,
         confidence,
-        parts.into_evidence(scale(penalty - unhealthy, level), i, |d| said(s, d)),
+        parts.into_evidence(scale(penalty - unhealthy, level), i, &mut |d| said(s, d)),
     );
     // A mode names which way trust is off, so only outside the healthy band.
     d.mode = Some(if d.band == Band::Healthy {
@@ -627,7 +601,7 @@ fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
         Dimension::DependencyDrift,
         score,
         q.confidence_share * confidence,
-        p.into_evidence(1.0, i, |d| said(s, d)),
+        p.into_evidence(1.0, i, &mut |d| said(s, d)),
     )
 }
 
@@ -693,7 +667,7 @@ fn escalation(
         Dimension::EscalationFriction,
         score,
         confidence,
-        p.into_evidence(1.0, i, |d| said(s, d)),
+        p.into_evidence(1.0, i, &mut |d| said(s, d)),
     )
 }
 
