@@ -143,7 +143,6 @@ const NEGATORS: [&str; 16] = [
 ];
 
 struct Lexicon {
-    automaton: AhoCorasick,
     /// Per pattern: whether it is a mask (hides the markers inside its span).
     mask: Vec<bool>,
     /// Per pattern: the phrase and every (category, weight) it belongs to.
@@ -189,11 +188,6 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         .chain(masks.iter().map(|_| true))
         .collect();
     patterns.extend(masks.into_iter().map(|p| (p, Vec::new())));
-    let automaton = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(patterns.iter().map(|(p, _)| *p))
-        .expect("marker phrases build an automaton");
     let self_negated = patterns
         .iter()
         .map(|(p, _)| {
@@ -202,11 +196,20 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         })
         .collect();
     Lexicon {
-        automaton,
         mask,
         patterns,
         self_negated,
     }
+});
+
+/// The automaton of [`Markers::find`], built on first use (reading a conversation
+/// searches for the markers with the archetype terms instead: `score::context`).
+static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(phrases())
+        .expect("marker phrases build an automaton")
 });
 
 /// What the marker lexicon found in one text.
@@ -233,18 +236,30 @@ impl Default for Markers {
 impl Markers {
     /// Finds every marker phrase in `text`.
     pub fn find(text: &Text) -> Markers {
+        let matches = AUTOMATON
+            .find_overlapping_iter(&text.lower)
+            .map(|m| (m.start(), m.end(), m.pattern().as_usize()));
+        Markers::from_matches(text, matches)
+    }
+
+    /// The markers of `text` from every occurrence in `text.lower` of the phrases of
+    /// [`phrases`] (`(start, end, index in phrases)`), in the order of an overlapping
+    /// Aho–Corasick search: by end, the longer first at the same end. A reader that
+    /// searches for other phrases too finds them all in one pass this way.
+    pub fn from_matches(
+        text: &Text,
+        matches: impl IntoIterator<Item = (usize, usize, usize)>,
+    ) -> Markers {
         let lex = &*LEXICON;
         let mut m = Markers::default();
         let mut phrase_weight = [0.0f32; CATEGORY_COUNT];
         // Matches on whole words, in the automaton's order; masks kept apart.
         let mut hits: SmallVec<[(usize, usize, usize); 16]> = SmallVec::new();
         let mut masks: SmallVec<[(usize, usize); 4]> = SmallVec::new();
-        for hit in lex.automaton.find_overlapping_iter(&text.lower) {
-            let (start, end) = (hit.start(), hit.end());
+        for (start, end, id) in matches {
             if !text.on_word_boundaries(start, end) {
                 continue;
             }
-            let id = hit.pattern().as_usize();
             if lex.mask[id] {
                 masks.push((start, end));
             } else if lex.self_negated[id] || !negated_before(text, start) {
@@ -290,6 +305,12 @@ impl Markers {
     pub fn has(&self, category: Category) -> bool {
         self.strength[category.index()] > 0.0
     }
+}
+
+/// Every marker phrase (masks included), in the order [`Markers::from_matches`]
+/// numbers them.
+pub fn phrases() -> impl Iterator<Item = &'static str> {
+    LEXICON.patterns.iter().map(|(p, _)| *p)
 }
 
 /// Whether a negator is among the three words that end before byte `start`, in the

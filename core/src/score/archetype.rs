@@ -4,7 +4,8 @@
 //! # Scoring
 //!
 //! Terms come from `lexicons/archetypes.tsv` (format described in the file), matched on
-//! whole words in [`Text::lower`] with one Aho–Corasick pass per turn. The detector
+//! whole words in [`Text::lower`] with one Aho–Corasick pass per turn (shared with the
+//! marker phrases when a conversation is read: `score::context`). The detector
 //! only keeps integer counters — per term, how often it matched in human and in AI
 //! turns, and per recognised hint how often it was given — so [`ArchetypeDetector::merge`]
 //! is exact and order-independent, and every float is computed in
@@ -33,9 +34,10 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use crate::assembly::Role;
 use crate::features::text::Text;
@@ -191,50 +193,54 @@ impl ArchetypeDetector {
 
     /// Adds one turn (human or AI text both count; AI text a bit less).
     ///
-    /// A match in an AI turn counts 0.6 of one in a human turn. One Aho–Corasick pass over `text.lower`, keeping the leftmost-longest match that
-    /// lies on word boundaries. When the longest match at a position runs into a word
-    /// ("bug report" in "bug reporting"), shorter terms starting there are tried.
+    /// A match in an AI turn counts 0.6 of one in a human turn. Terms are found with
+    /// one Aho–Corasick pass over `text.lower` ([`ArchetypeDetector::add_matches`]).
     pub fn add_turn(&mut self, text: &Text, role: Role) {
-        let lex = &*LEXICON;
-        let Some(ac) = &lex.automaton else {
+        let Some(ac) = &*AUTOMATON else {
             return;
         };
+        let matches: SmallVec<[(usize, usize, usize); 16]> = ac
+            .find_overlapping_iter(&text.lower)
+            .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
+            .collect();
+        self.add_matches(text, role, &matches);
+    }
+
+    /// Adds one turn from every occurrence in `text.lower` of the patterns of
+    /// [`term_patterns`] (`(start, end, index in term_patterns)`, in any order), so that
+    /// a reader looking for other phrases too finds them all in one pass.
+    ///
+    /// Terms count from left to right: at the first position where a term that lies on
+    /// word boundaries starts, the longest such term counts, and counting goes on after
+    /// it. So the longest match wins ("tracking number" counts once, not also as
+    /// "tracking"), and when the longest term at a position runs into a word ("bug
+    /// report" in "bug reporting") a shorter one starting there counts.
+    pub fn add_matches(&mut self, text: &Text, role: Role, matches: &[(usize, usize, usize)]) {
+        let lex = &*LEXICON;
         let slot = match role {
             Role::Human => 0,
             Role::Ai => 1,
         };
-        let hay = text.lower.as_bytes();
+        let mut valid: SmallVec<[(usize, usize, usize); 16]> = matches
+            .iter()
+            .copied()
+            .filter(|&(start, end, pattern)| lex.on_boundaries(text, pattern, start, end))
+            .collect();
+        // By start, the longest first.
+        valid.sort_unstable_by_key(|&(start, end, _)| (start, std::cmp::Reverse(end)));
         let mut at = 0;
-        while at < hay.len() {
-            let Some(first) = ac.find(Input::new(hay).span(at..hay.len())) else {
-                break;
-            };
-            let mut m = first;
-            let accepted = loop {
-                if lex.on_boundaries(text, m.pattern().as_usize(), m.start(), m.end()) {
-                    break Some(m);
-                }
-                if m.end() <= m.start() + 1 {
-                    break None;
-                }
-                match ac.find(Input::new(hay).span(m.start()..m.end() - 1)) {
-                    Some(shorter) if shorter.start() == m.start() => m = shorter,
-                    _ => break None,
-                }
-            };
-            match accepted {
-                Some(m) => {
-                    let term = lex.patterns[m.pattern().as_usize()].term;
-                    if !lex.terms[term].is_mask() {
-                        if self.hits.len() < lex.terms.len() {
-                            self.hits.resize(lex.terms.len(), [0; 2]);
-                        }
-                        self.hits[term][slot] += 1;
-                    }
-                    at = m.end();
-                }
-                None => at = first.start() + 1,
+        for (start, end, pattern) in valid {
+            if start < at {
+                continue;
             }
+            let term = lex.patterns[pattern].term;
+            if !lex.terms[term].is_mask() {
+                if self.hits.len() < lex.terms.len() {
+                    self.hits.resize(lex.terms.len(), [0; 2]);
+                }
+                self.hits[term][slot] += 1;
+            }
+            at = end;
         }
     }
 
@@ -545,14 +551,27 @@ struct Pattern {
     trail: usize,
 }
 
-/// The parsed lexicon with its automaton.
+/// The parsed lexicon.
 #[derive(Debug)]
 struct Lexicon {
     terms: Vec<Term>,
     patterns: Vec<Pattern>,
-    /// `None` only if the automaton could not be built (it can for this lexicon; a
-    /// test checks it), in which case nothing matches.
-    automaton: Option<AhoCorasick>,
+    /// The text of each pattern.
+    texts: Vec<String>,
+}
+
+/// The automaton of [`ArchetypeDetector::add_turn`], built on first use (reading a
+/// conversation searches for the terms with the marker phrases instead). `None` only
+/// if it could not be built (it can for this lexicon; a test checks it), in which
+/// case nothing matches.
+static AUTOMATON: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| automaton(&LEXICON.texts).ok());
+
+fn automaton(texts: &[String]) -> Result<AhoCorasick, String> {
+    AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(texts)
+        .map_err(|e| format!("automaton: {e}"))
 }
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| parse_lexicon(LEXICON_TSV).0);
@@ -570,6 +589,12 @@ impl Lexicon {
             && text.lower.is_char_boundary(e)
             && text.on_word_boundaries(s, e)
     }
+}
+
+/// The text of every term pattern (a term and its plural are two), in the order
+/// [`ArchetypeDetector::add_matches`] numbers them.
+pub fn term_patterns() -> impl Iterator<Item = &'static str> {
+    LEXICON.texts.iter().map(String::as_str)
 }
 
 /// Parses the lexicon; bad lines are skipped and described in the returned errors.
@@ -680,17 +705,11 @@ fn parse_lexicon(src: &str) -> (Lexicon, Vec<String>) {
         }
     }
 
-    let automaton = AhoCorasick::builder()
-        .match_kind(MatchKind::LeftmostLongest)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(&pattern_texts)
-        .map_err(|e| errors.push(format!("automaton: {e}")))
-        .ok();
     (
         Lexicon {
             terms,
             patterns,
-            automaton,
+            texts: pattern_texts,
         },
         errors,
     )
@@ -727,7 +746,7 @@ mod tests {
     fn lexicon_parses_cleanly() {
         let (lex, errors) = parse_lexicon(LEXICON_TSV);
         assert_eq!(errors, Vec::<String>::new());
-        assert!(lex.automaton.is_some());
+        assert!(automaton(&lex.texts).is_ok());
         for k in 0..NAMED {
             let n = lex.terms.iter().filter(|t| t.weights[k] > 0.0).count();
             assert!(

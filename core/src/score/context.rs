@@ -3,6 +3,11 @@
 //! model reads the turn, what the person already asked, how fast they answered and
 //! whether anyone answered them.
 
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use smallvec::SmallVec;
+
 use crate::assembly::{Conversation, Role};
 use crate::features::affect::{Affect, affect};
 use crate::features::grams::{Gram, Source, grams};
@@ -126,6 +131,52 @@ pub struct Seen<'a> {
     pub event_index: usize,
     /// For an AI turn, the AI-failure model's probability.
     pub failure: Option<f64>,
+    /// Every occurrence of an archetype term pattern in the text (`(start, end,
+    /// pattern)`, for [`super::archetype::ArchetypeDetector::add_matches`]).
+    pub terms: &'a [(usize, usize, usize)],
+}
+
+/// The marker phrases and the archetype term patterns in one automaton, so that each
+/// turn is searched once for both: marker phrase `i` is pattern `i`, term pattern `j`
+/// is pattern `markers + j`.
+struct Phrases {
+    automaton: AhoCorasick,
+    markers: usize,
+}
+
+static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
+    let markers: Vec<&str> = crate::features::markers::phrases().collect();
+    let automaton = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(
+            markers
+                .iter()
+                .copied()
+                .chain(super::archetype::term_patterns()),
+        )
+        .expect("marker phrases and archetype terms build one automaton");
+    Phrases {
+        automaton,
+        markers: markers.len(),
+    }
+});
+
+/// Searches `text` once for the marker phrases and the archetype terms: its markers,
+/// and the term occurrences written into `terms` (cleared first).
+fn find_phrases(text: &Text, terms: &mut Vec<(usize, usize, usize)>) -> Markers {
+    let p = &*PHRASES;
+    terms.clear();
+    let mut markers: SmallVec<[(usize, usize, usize); 16]> = SmallVec::new();
+    for m in p.automaton.find_overlapping_iter(&text.lower) {
+        let id = m.pattern().as_usize();
+        if id < p.markers {
+            markers.push((m.start(), m.end(), id));
+        } else {
+            terms.push((m.start(), m.end(), id - p.markers));
+        }
+    }
+    Markers::from_matches(text, markers)
 }
 
 /// The AI-failure probability of every AI turn of `conversation`, by event index.
@@ -183,6 +234,7 @@ struct Scratch {
     text: Text,
     grams: Vec<Gram>,
     question: Vec<Gram>,
+    terms: Vec<(usize, usize, usize)>,
     /// The person's most recent turns (event index, content stems).
     human_bags: std::collections::VecDeque<(usize, Bag)>,
     /// Bags no longer in use.
@@ -202,6 +254,7 @@ fn read_conversation(
         text,
         grams: gram_buf,
         question,
+        terms,
         human_bags,
         spare,
     } = scratch;
@@ -222,7 +275,7 @@ fn read_conversation(
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
         prev_time = Some(turn.event.timestamp);
-        let markers = Markers::find(text);
+        let markers = find_phrases(text, terms);
         let mut bag = spare.pop().unwrap_or_default();
         bag.fill(text);
         let ascii = turn.event.content.is_ascii();
@@ -277,6 +330,7 @@ fn read_conversation(
                     dense: &dense,
                     event_index: turn.event_index,
                     failure: Some(failure),
+                    terms,
                 });
                 let ai = AiTurn {
                     event_index: turn.event_index,
@@ -357,6 +411,7 @@ fn read_conversation(
                     dense: &dense,
                     event_index: turn.event_index,
                     failure: None,
+                    terms,
                 });
                 // The n-grams stay for the AI turn that answers this one.
                 std::mem::swap(question, gram_buf);
@@ -407,7 +462,7 @@ fn read_conversation(
 }
 
 /// The signal parameters, read once from the tables.
-pub static SIGNALS: std::sync::LazyLock<SignalParams> = std::sync::LazyLock::new(|| {
+pub static SIGNALS: LazyLock<SignalParams> = LazyLock::new(|| {
     SignalParams::read(&crate::model::TABLES)
         .expect("core/models/dimensions.tsv has the signal parameters")
 });

@@ -197,8 +197,9 @@ pub fn scored_turns(
     standalone: bool,
     detector: &mut ArchetypeDetector,
 ) -> (Vec<TurnSignals>, Vec<TurnResult>) {
-    let mut signals =
-        conversation_signals(conversation, |seen| detector.add_turn(seen.text, seen.role));
+    let mut signals = conversation_signals(conversation, |seen| {
+        detector.add_matches(seen.text, seen.role, seen.terms)
+    });
     if standalone {
         for s in &mut signals {
             s.prior_ai = None;
