@@ -1,5 +1,6 @@
-//! Numbers written as decimal text, for evidence details: the same digits as
-//! `format!("{x:.N}")`, without the formatting machinery in the common case.
+//! Decimal numbers: rounding as emitted numbers are rounded, and numbers written as
+//! text for evidence details (the same digits as `format!("{x:.N}")`, without the
+//! formatting machinery in the common case).
 
 /// Appends `x` with `decimals` decimals, exactly as `format!("{x:.decimals$}")` writes
 /// it, without the formatting machinery in the common case (evidence details write

@@ -8,9 +8,10 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::AhoCorasick;
 use smallvec::SmallVec;
 
+use super::phrases::{self, Occurrence};
 use super::text::Text;
 
 /// A family of phrases that shows one thing about a turn.
@@ -205,11 +206,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
 /// The automaton of [`Markers::find`], built on first use (reading a conversation
 /// searches for the markers with the archetype terms instead: `score::context`).
 static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
-    AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(phrases())
-        .expect("marker phrases build an automaton")
+    phrases::automaton(phrases()).unwrap_or_else(|e| panic!("marker phrases: {e}"))
 });
 
 /// What the marker lexicon found in one text.
@@ -236,20 +233,13 @@ impl Default for Markers {
 impl Markers {
     /// Finds every marker phrase in `text`.
     pub fn find(text: &Text) -> Markers {
-        let matches = AUTOMATON
-            .find_overlapping_iter(&text.lower)
-            .map(|m| (m.start(), m.end(), m.pattern().as_usize()));
-        Markers::from_matches(text, matches)
+        Markers::from_matches(text, phrases::occurrences(&AUTOMATON, text))
     }
 
-    /// The markers of `text` from every occurrence in `text.lower` of the phrases of
-    /// [`phrases`] (`(start, end, index in phrases)`), in the order of an overlapping
-    /// Aho–Corasick search: by end, the longer first at the same end. A reader that
-    /// searches for other phrases too finds them all in one pass this way.
-    pub fn from_matches(
-        text: &Text,
-        matches: impl IntoIterator<Item = (usize, usize, usize)>,
-    ) -> Markers {
+    /// The markers of `text` from every occurrence of the phrases of [`phrases`], in
+    /// the order `features::phrases` finds them. A reader that searches for other
+    /// phrases too finds them all in one pass this way.
+    pub fn from_matches(text: &Text, matches: impl IntoIterator<Item = Occurrence>) -> Markers {
         let lex = &*LEXICON;
         let mut m = Markers::default();
         let mut phrase_weight = [0.0f32; CATEGORY_COUNT];

@@ -5,5 +5,6 @@
 pub mod affect;
 pub mod grams;
 pub mod markers;
+pub mod phrases;
 pub mod similarity;
 pub mod text;

@@ -34,12 +34,13 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::AhoCorasick;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use smallvec::SmallVec;
 
 use crate::assembly::Role;
+use crate::features::phrases::{self, Occurrence};
 use crate::features::text::Text;
 
 /// The archetype lexicon, embedded at compile time.
@@ -199,29 +200,26 @@ impl ArchetypeDetector {
         let Some(ac) = &*AUTOMATON else {
             return;
         };
-        let matches: SmallVec<[(usize, usize, usize); 16]> = ac
-            .find_overlapping_iter(&text.lower)
-            .map(|m| (m.start(), m.end(), m.pattern().as_usize()))
-            .collect();
+        let matches: SmallVec<[Occurrence; 16]> = phrases::occurrences(ac, text).collect();
         self.add_matches(text, role, &matches);
     }
 
-    /// Adds one turn from every occurrence in `text.lower` of the patterns of
-    /// [`term_patterns`] (`(start, end, index in term_patterns)`, in any order), so that
-    /// a reader looking for other phrases too finds them all in one pass.
+    /// Adds one turn from every occurrence of the patterns of [`term_patterns`]
+    /// (`features::phrases`, in any order), so that a reader looking for other phrases
+    /// too finds them all in one pass.
     ///
     /// Terms count from left to right: at the first position where a term that lies on
     /// word boundaries starts, the longest such term counts, and counting goes on after
     /// it. So the longest match wins ("tracking number" counts once, not also as
     /// "tracking"), and when the longest term at a position runs into a word ("bug
     /// report" in "bug reporting") a shorter one starting there counts.
-    pub fn add_matches(&mut self, text: &Text, role: Role, matches: &[(usize, usize, usize)]) {
+    pub fn add_matches(&mut self, text: &Text, role: Role, matches: &[Occurrence]) {
         let lex = &*LEXICON;
         let slot = match role {
             Role::Human => 0,
             Role::Ai => 1,
         };
-        let mut valid: SmallVec<[(usize, usize, usize); 16]> = matches
+        let mut valid: SmallVec<[Occurrence; 16]> = matches
             .iter()
             .copied()
             .filter(|&(start, end, pattern)| lex.on_boundaries(text, pattern, start, end))
@@ -564,15 +562,8 @@ struct Lexicon {
 /// conversation searches for the terms with the marker phrases instead). `None` only
 /// if it could not be built (it can for this lexicon; a test checks it), in which
 /// case nothing matches.
-static AUTOMATON: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| automaton(&LEXICON.texts).ok());
-
-fn automaton(texts: &[String]) -> Result<AhoCorasick, String> {
-    AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(texts)
-        .map_err(|e| format!("automaton: {e}"))
-}
+static AUTOMATON: LazyLock<Option<AhoCorasick>> =
+    LazyLock::new(|| phrases::automaton(&LEXICON.texts).ok());
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| parse_lexicon(LEXICON_TSV).0);
 
@@ -746,7 +737,7 @@ mod tests {
     fn lexicon_parses_cleanly() {
         let (lex, errors) = parse_lexicon(LEXICON_TSV);
         assert_eq!(errors, Vec::<String>::new());
-        assert!(automaton(&lex.texts).is_ok());
+        assert!(phrases::automaton(&lex.texts).is_ok());
         for k in 0..NAMED {
             let n = lex.terms.iter().filter(|t| t.weights[k] > 0.0).count();
             assert!(

@@ -5,13 +5,14 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::AhoCorasick;
 use smallvec::SmallVec;
 
 use crate::assembly::{Conversation, Role};
 use crate::features::affect::{Affect, affect};
 use crate::features::grams::{Gram, Source, grams};
 use crate::features::markers::{Category, Markers};
+use crate::features::phrases::{self, Occurrence};
 use crate::features::similarity::Bag;
 use crate::features::text::Text;
 use crate::model::text::{Reading, read};
@@ -131,9 +132,9 @@ pub struct Seen<'a> {
     pub event_index: usize,
     /// For an AI turn, the AI-failure model's probability.
     pub failure: Option<f64>,
-    /// Every occurrence of an archetype term pattern in the text (`(start, end,
-    /// pattern)`, for [`super::archetype::ArchetypeDetector::add_matches`]).
-    pub terms: &'a [(usize, usize, usize)],
+    /// Every occurrence of an archetype term pattern in the text (for
+    /// [`super::archetype::ArchetypeDetector::add_matches`]).
+    pub terms: &'a [Occurrence],
 }
 
 /// The marker phrases and the archetype term patterns in one automaton, so that each
@@ -146,16 +147,13 @@ struct Phrases {
 
 static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
     let markers: Vec<&str> = crate::features::markers::phrases().collect();
-    let automaton = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
-        .build(
-            markers
-                .iter()
-                .copied()
-                .chain(super::archetype::term_patterns()),
-        )
-        .expect("marker phrases and archetype terms build one automaton");
+    let automaton = phrases::automaton(
+        markers
+            .iter()
+            .copied()
+            .chain(super::archetype::term_patterns()),
+    )
+    .unwrap_or_else(|e| panic!("marker phrases and archetype terms: {e}"));
     Phrases {
         automaton,
         markers: markers.len(),
@@ -164,16 +162,15 @@ static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
 
 /// Searches `text` once for the marker phrases and the archetype terms: its markers,
 /// and the term occurrences written into `terms` (cleared first).
-fn find_phrases(text: &Text, terms: &mut Vec<(usize, usize, usize)>) -> Markers {
+fn find_phrases(text: &Text, terms: &mut Vec<Occurrence>) -> Markers {
     let p = &*PHRASES;
     terms.clear();
-    let mut markers: SmallVec<[(usize, usize, usize); 16]> = SmallVec::new();
-    for m in p.automaton.find_overlapping_iter(&text.lower) {
-        let id = m.pattern().as_usize();
+    let mut markers: SmallVec<[Occurrence; 16]> = SmallVec::new();
+    for (start, end, id) in phrases::occurrences(&p.automaton, text) {
         if id < p.markers {
-            markers.push((m.start(), m.end(), id));
+            markers.push((start, end, id));
         } else {
-            terms.push((m.start(), m.end(), id - p.markers));
+            terms.push((start, end, id - p.markers));
         }
     }
     Markers::from_matches(text, markers)
@@ -234,7 +231,7 @@ struct Scratch {
     text: Text,
     grams: Vec<Gram>,
     question: Vec<Gram>,
-    terms: Vec<(usize, usize, usize)>,
+    terms: Vec<Occurrence>,
     /// The person's most recent turns (event index, content stems).
     human_bags: std::collections::VecDeque<(usize, Bag)>,
     /// Bags no longer in use.

@@ -426,7 +426,9 @@ fn said(s: &TurnSignals, d: Said) -> Option<Arc<str>> {
 
 /// `"phrase"`, as evidence shows a matched phrase.
 fn quoted(p: &str) -> Arc<str> {
-    format!("\"{p}\"").into()
+    let mut out = String::with_capacity(p.len() + 2);
+    push_quoted(&mut out, p);
+    out.into()
 }
 
 /// Writes what the AI turn before did that reads as a failure; false when there was
