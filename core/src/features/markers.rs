@@ -236,7 +236,7 @@ impl Markers {
         Markers::from_matches(text, phrases::occurrences(&AUTOMATON, text))
     }
 
-    /// The markers of `text` from every occurrence of the phrases of [`phrases`], in
+    /// The markers of `text` from every occurrence of the phrases of [`phrases()`], in
     /// the order `features::phrases` finds them. A reader that searches for other
     /// phrases too finds them all in one pass this way.
     pub fn from_matches(text: &Text, matches: impl IntoIterator<Item = Occurrence>) -> Markers {
