@@ -12,9 +12,11 @@
 //! a text share the value `1 / sqrt(n)` (n: the text's n-gram count), so a long text
 //! does not outweigh a short one by length alone.
 
+use std::sync::LazyLock;
+
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::features::text::Text;
+use crate::features::text::{ShortWords, Text, packed_in};
 
 /// Bits of the bucket index.
 pub const BUCKET_BITS: u32 = 18;
@@ -24,37 +26,16 @@ pub const BUCKETS: usize = 1 << BUCKET_BITS;
 /// Words after a negator that are read as negated.
 const NEGATION_REACH: usize = 3;
 
-/// Whether `word` negates the words after it (apostrophes already dropped). A `match`
-/// on the words, not a scan of a list: it runs once per word of every turn.
-fn is_negator(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"not"
-            | b"no"
-            | b"never"
-            | b"dont"
-            | b"doesnt"
-            | b"didnt"
-            | b"isnt"
-            | b"wasnt"
-            | b"arent"
-            | b"werent"
-            | b"cant"
-            | b"cannot"
-            | b"wont"
-            | b"wouldnt"
-            | b"shouldnt"
-            | b"couldnt"
-            | b"havent"
-            | b"hasnt"
-            | b"aint"
-            | b"nothing"
-            | b"without"
-            | b"nor"
-            | b"neither"
-            | b"hardly"
-    )
-}
+/// Words that negate the words after them (apostrophes already dropped), tested in one
+/// step: this runs for every word of every turn.
+static NEGATORS: LazyLock<ShortWords> = LazyLock::new(|| {
+    ShortWords::new(&[
+        "not", "no", "never", "dont", "doesnt", "didnt", "isnt", "wasnt", "arent", "werent",
+        "cant", "cannot", "wont", "wouldnt", "shouldnt", "couldnt", "havent", "hasnt", "aint",
+        "nothing", "without", "nor", "neither", "hardly",
+    ])
+    .expect("negators are short words")
+});
 
 /// Whose text the n-grams come from: each role hashes into its own feature space.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +97,7 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
     out.reserve(2 * n);
     let (uni, neg, bi) = source.seeds();
     let lower = text.lower.as_bytes();
+    let negators = &*NEGATORS;
     let mut buf: Vec<u8> = Vec::new();
     let mut previous: Option<u64> = None;
     let mut negated_left = 0usize;
@@ -152,7 +134,13 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
             });
         }
         previous = Some(h);
-        if is_negator(word) {
+        // A word kept as written is read from the text in one load.
+        let negates = if word.len() == end - start {
+            packed_in(lower, start, end).is_some_and(|x| negators.contains(x))
+        } else {
+            negators.contains_word(word)
+        };
+        if negates {
             negated_left = NEGATION_REACH;
         }
     }

@@ -12,7 +12,7 @@ use aho_corasick::AhoCorasick;
 use smallvec::SmallVec;
 
 use super::phrases::{self, Occurrence};
-use super::text::Text;
+use super::text::{ShortWords, Text, packed_in};
 
 /// A family of phrases that shows one thing about a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -138,10 +138,13 @@ pub const CATEGORY_COUNT: usize = Category::ALL.len();
 const MARKERS_TSV: &str = include_str!("../../lexicons/markers.tsv");
 
 /// Words that cancel a marker when they stand within three words before it.
-const NEGATORS: [&str; 16] = [
-    "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't", "can't",
-    "cannot", "won't", "hardly", "nothing", "without", "nor",
-];
+static NEGATORS: LazyLock<ShortWords> = LazyLock::new(|| {
+    ShortWords::new(&[
+        "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't", "can't",
+        "cannot", "won't", "hardly", "nothing", "without", "nor",
+    ])
+    .expect("negators are short words")
+});
 
 struct Lexicon {
     /// Per pattern: whether it is a mask (hides the markers inside its span).
@@ -193,7 +196,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
         .iter()
         .map(|(p, _)| {
             p.split(|c: char| !c.is_alphanumeric() && c != '\'')
-                .any(|w| NEGATORS.contains(&w))
+                .any(|w| NEGATORS.contains_word(w.as_bytes()))
         })
         .collect();
     Lexicon {
@@ -310,7 +313,9 @@ fn negated_before(text: &Text, start: usize) -> bool {
     let first_after = text.spans.partition_point(|&(s, _)| (s as usize) < start);
     let from = first_after.saturating_sub(3);
     (from..first_after).any(|i| {
-        NEGATORS.contains(&text.word(i))
+        let (s, e) = text.spans[i];
+        packed_in(text.lower.as_bytes(), s as usize, e as usize)
+            .is_some_and(|x| NEGATORS.contains(x))
             && !text.lower[text.spans[i].1 as usize..start].contains([',', '.', ';', ':', '!', '?'])
     })
 }

@@ -3,10 +3,6 @@
 //! Every other signal reads this instead of re-scanning the text, which keeps scoring
 //! at a few microseconds per turn.
 
-use std::hash::{Hash, Hasher};
-
-use rustc_hash::FxHasher;
-
 /// A turn's text prepared for the signal functions.
 #[derive(Debug, Clone, Default)]
 pub struct Text {
@@ -55,9 +51,10 @@ impl Text {
             .ends_with('?');
     }
 
-    /// The common case: same rules as [`Text::fill_unicode`] on ASCII, in one pass over
-    /// the bytes with a table of their classes (the lowercase copy is made apart, over
-    /// the whole text at once).
+    /// The common case: same rules as [`Text::fill_unicode`] on ASCII, eight bytes at a
+    /// time. Each 64-byte block becomes bit masks (one bit per byte: letter or digit,
+    /// letter, capital, apostrophe, `!`, `?`), and the words are read off the masks:
+    /// no branch per byte, one per word edge.
     fn fill_ascii(&mut self, raw: &[u8]) {
         let mut lower = std::mem::take(&mut self.lower).into_bytes();
         lower.extend_from_slice(raw);
@@ -66,32 +63,47 @@ impl Text {
         self.lower = String::from_utf8(lower).unwrap_or_default();
         self.chars = raw.len() as u32;
         let (mut exclamations, mut questions) = (0u32, 0u32);
-        // The word being read: its start, letters and capitals.
-        let mut word: Option<(usize, u32, u32)> = None;
-        for (i, &b) in raw.iter().enumerate() {
-            let class = ASCII_CLASS[usize::from(b)];
-            if class & WORD != 0 {
-                let (_, letters, uppers) = word.get_or_insert((i, 0, 0));
-                *letters += u32::from(class & LETTER != 0);
-                *uppers += u32::from(class & UPPER != 0);
-                continue;
-            }
-            exclamations += u32::from(b == b'!');
-            questions += u32::from(b == b'?');
-            if let Some((start, letters, uppers)) = word {
-                // An apostrophe is part of a word only between two word characters.
-                let inner = b == b'\''
-                    && raw
-                        .get(i + 1)
-                        .is_some_and(|&n| ASCII_CLASS[usize::from(n)] & WORD != 0);
-                if !inner {
-                    self.push_span(start, i, letters, uppers);
-                    word = None;
+        // The word being read: its start, its letters so far (counted up to 2) and
+        // whether one was lowercase; capitals need two letters and no lowercase one.
+        let mut open: Option<(usize, u32, bool)> = None;
+        // Whether the last byte of the previous block was a letter or digit, and whether
+        // it was in a word.
+        let (mut alnum_carry, mut word_carry) = (0u64, 0u64);
+        let mut next = Block::read(raw, 0);
+        for at in (0..raw.len()).step_by(64) {
+            let block = next;
+            next = Block::read(raw, at + 64);
+            // An apostrophe is part of a word only between two word characters.
+            let before = (block.alnum << 1) | alnum_carry;
+            let after = (block.alnum >> 1) | (next.alnum << 63);
+            let word = block.alnum | (block.apostrophe & before & after);
+            // Where a word starts or ends: the byte differs from the one before it.
+            let mut edges = word ^ ((word << 1) | word_carry);
+            // Where the open word's part in this block starts.
+            let mut from = 0;
+            while edges != 0 {
+                let j = edges.trailing_zeros();
+                match open.take() {
+                    None => open = Some((at + j as usize, 0, false)),
+                    Some((start, letters, lowercase)) => {
+                        let (letters, lowercase) = block.letters_in(from, j, letters, lowercase);
+                        self.push_span(start, at + j as usize, letters >= 2 && !lowercase);
+                    }
                 }
+                from = j;
+                edges &= edges - 1;
             }
+            if let Some((start, letters, lowercase)) = open {
+                let (letters, lowercase) = block.letters_in(from, 64, letters, lowercase);
+                open = Some((start, letters, lowercase));
+            }
+            exclamations += block.exclamation.count_ones();
+            questions += block.question.count_ones();
+            alnum_carry = block.alnum >> 63;
+            word_carry = word >> 63;
         }
-        if let Some((start, letters, uppers)) = word {
-            self.push_span(start, raw.len(), letters, uppers);
+        if let Some((start, letters, lowercase)) = open {
+            self.push_span(start, raw.len(), letters >= 2 && !lowercase);
         }
         self.exclamations = exclamations;
         self.questions = questions;
@@ -131,7 +143,7 @@ impl Text {
                     }
                 }
             } else if let Some(start) = word_start.take() {
-                self.push_span(start, self.lower.len(), letters, uppers);
+                self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
             }
             if c.is_uppercase() {
                 self.lower.extend(c.to_lowercase());
@@ -140,15 +152,17 @@ impl Text {
             }
         }
         if let Some(start) = word_start {
-            self.push_span(start, self.lower.len(), letters, uppers);
+            self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
         }
     }
 
-    fn push_span(&mut self, start: usize, end: usize, letters: u32, uppers: u32) {
+    /// Adds a word and whether it was written in capitals (two or more letters, none
+    /// lower).
+    fn push_span(&mut self, start: usize, end: usize, shouted: bool) {
         // Offsets fit in u32: content is at most 32 KiB by contract, and longer CLI
         // input is still far below 4 GiB per turn.
         self.spans.push((start as u32, end as u32));
-        self.shouted.push(letters >= 2 && uppers == letters);
+        self.shouted.push(shouted);
     }
 
     /// The `i`-th word, lowercased.
@@ -187,42 +201,167 @@ impl Text {
     }
 }
 
-/// [`ASCII_CLASS`] bit: a letter or digit.
-const WORD: u8 = 1;
-/// [`ASCII_CLASS`] bit: a letter.
-const LETTER: u8 = 2;
-/// [`ASCII_CLASS`] bit: a capital letter.
-const UPPER: u8 = 4;
+/// A word of at most eight bytes as one integer: its bytes, little-endian, zero
+/// padded. No byte of a word is zero, so two words never pack alike; comparing packed
+/// words is one integer comparison.
+pub fn packed(word: &[u8]) -> Option<u64> {
+    (word.len() <= 8).then(|| {
+        word.iter()
+            .rev()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+    })
+}
 
-/// The class bits of each byte (0 outside ASCII, which this table is not used for).
-static ASCII_CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut b = 0;
-    while b < 128 {
-        let c = b as u8;
-        if c.is_ascii_alphanumeric() {
-            t[b] |= WORD;
-        }
-        if c.is_ascii_alphabetic() {
-            t[b] |= LETTER;
-        }
-        if c.is_ascii_uppercase() {
-            t[b] |= UPPER;
-        }
-        b += 1;
+/// [`packed`] of the word `text[start..end]`, read as one 8-byte load where the text
+/// goes on for 8 bytes (the bytes after the word masked off): no loop over the word.
+pub fn packed_in(text: &[u8], start: usize, end: usize) -> Option<u64> {
+    let len = end - start;
+    if len == 0 || len > 8 {
+        return packed(&text[start..end]);
     }
-    t
-};
+    match text.get(start..start + 8) {
+        Some(eight) => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(eight);
+            Some(u64::from_le_bytes(b) & (u64::MAX >> (64 - 8 * len)))
+        }
+        None => packed(&text[start..end]),
+    }
+}
+
+/// A fixed list of short words, packed ([`packed`]), in a table without collisions:
+/// testing a word is one multiplication, one load and one comparison, with no branch
+/// per word of the list and no jump per length.
+#[derive(Debug, Clone)]
+pub struct ShortWords {
+    multiplier: u64,
+    slots: Box<[u64; 256]>,
+}
+
+impl ShortWords {
+    /// The table of `words`; `None` when a word is empty or longer than eight bytes,
+    /// or there are more than 64.
+    pub fn new(words: &[&str]) -> Option<ShortWords> {
+        if words.len() > 64 {
+            return None;
+        }
+        let keys: Vec<u64> = words
+            .iter()
+            .map(|w| packed(w.as_bytes()).filter(|&x| x != 0))
+            .collect::<Option<_>>()?;
+        // Odd multipliers from a fixed sequence until one puts every word in a slot of
+        // its own (for a few dozen words in 256 slots, one in three does).
+        let mut multiplier = 0x9e37_79b9_7f4a_7c15u64;
+        loop {
+            let mut slots = Box::new([0u64; 256]);
+            let placed = keys.iter().all(|&k| {
+                let slot = &mut slots[Self::slot(multiplier, k)];
+                let free = *slot == 0 || *slot == k;
+                *slot = k;
+                free
+            });
+            if placed {
+                return Some(ShortWords { multiplier, slots });
+            }
+            multiplier = multiplier
+                .wrapping_mul(0x5851_f42d_4c95_7f2d)
+                .wrapping_add(2)
+                | 1;
+        }
+    }
+
+    fn slot(multiplier: u64, x: u64) -> usize {
+        (x.wrapping_mul(multiplier) >> 56) as usize
+    }
+
+    /// Whether the packed word `x` is in the list.
+    pub fn contains(&self, x: u64) -> bool {
+        x != 0 && self.slots[Self::slot(self.multiplier, x)] == x
+    }
+
+    /// Whether `word` is in the list.
+    pub fn contains_word(&self, word: &[u8]) -> bool {
+        packed(word).is_some_and(|x| self.contains(x))
+    }
+}
+
+/// One 64-byte block of an ASCII text as bit masks: bit `j` describes byte `j`.
+#[derive(Debug, Clone, Copy, Default)]
+struct Block {
+    alnum: u64,
+    letter: u64,
+    upper: u64,
+    apostrophe: u64,
+    exclamation: u64,
+    question: u64,
+}
+
+/// `0x01` in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// `0x80` in every byte.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` (all below `0x80`) that is at least `c`.
+fn at_least(x: u64, c: u8) -> u64 {
+    ((x | HIGH) - ONES * u64::from(c)) & HIGH
+}
+
+/// The high bit of each byte of `x` (all below `0x80`) from `lo` to `hi`.
+fn within(x: u64, lo: u8, hi: u8) -> u64 {
+    at_least(x, lo) & !at_least(x, hi + 1)
+}
+
+/// The high bit of each byte of `x` that equals `c`.
+fn equal(x: u64, c: u8) -> u64 {
+    let t = x ^ (ONES * u64::from(c));
+    !(((t & !HIGH) + !HIGH) | t) & HIGH
+}
+
+/// The high bits of the eight bytes as eight bits, byte `i` to bit `i`.
+fn gather(high: u64) -> u64 {
+    (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+impl Block {
+    /// A word's `letters` (counted up to 2) and whether one is `lowercase`, updated with
+    /// the bytes `from..to` of this block.
+    fn letters_in(&self, from: u32, to: u32, letters: u32, lowercase: bool) -> (u32, bool) {
+        // Bits `from..to` (`from` < 64, `to` ≤ 64).
+        let below_to = if to == 64 { u64::MAX } else { (1u64 << to) - 1 };
+        let range = below_to & !((1u64 << from) - 1);
+        let l = self.letter & range;
+        let more = u32::from(l != 0) + u32::from(l & l.wrapping_sub(1) != 0);
+        ((letters + more).min(2), lowercase || l & !self.upper != 0)
+    }
+
+    /// The block of `raw` that starts at byte `at` (empty past the end; bytes past the
+    /// end read as zero, which is in no class).
+    fn read(raw: &[u8], at: usize) -> Block {
+        let mut b = Block::default();
+        let Some(rest) = raw.get(at..) else {
+            return b;
+        };
+        for (k, eight) in rest.chunks(8).take(8).enumerate() {
+            let mut bytes = [0u8; 8];
+            bytes[..eight.len()].copy_from_slice(eight);
+            let x = u64::from_le_bytes(bytes);
+            let upper = within(x, b'A', b'Z');
+            let letter = within(x | (ONES * 0x20), b'a', b'z');
+            let digit = within(x, b'0', b'9');
+            let shift = 8 * k;
+            b.alnum |= gather(letter | digit) << shift;
+            b.letter |= gather(letter) << shift;
+            b.upper |= gather(upper) << shift;
+            b.apostrophe |= gather(equal(x, b'\'')) << shift;
+            b.exclamation |= gather(equal(x, b'!')) << shift;
+            b.question |= gather(equal(x, b'?')) << shift;
+        }
+        b
+    }
+}
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
-}
-
-/// A fast, deterministic hash of a word, for set comparisons between turns.
-pub fn word_hash(word: &str) -> u64 {
-    let mut h = FxHasher::default();
-    word.hash(&mut h);
-    h.finish()
 }
 
 #[cfg(test)]
@@ -254,6 +393,64 @@ mod tests {
     }
 
     #[test]
+    fn byte_classes_eight_at_a_time() {
+        let all: Vec<u8> = (0u8..128).collect();
+        for chunk in all.chunks(8) {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(bytes);
+            let bits = |m: u64| gather(m);
+            for (i, &c) in chunk.iter().enumerate() {
+                let bit = |m: u64| (bits(m) >> i) & 1 == 1;
+                assert_eq!(bit(within(x, b'A', b'Z')), c.is_ascii_uppercase(), "{c}");
+                assert_eq!(
+                    bit(within(x | (ONES * 0x20), b'a', b'z')),
+                    c.is_ascii_alphabetic(),
+                    "{c}"
+                );
+                assert_eq!(bit(within(x, b'0', b'9')), c.is_ascii_digit(), "{c}");
+                assert_eq!(bit(equal(x, b'?')), c == b'?', "{c}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_ascii_texts_cross_blocks() {
+        // Words across the 64-byte block edges, an apostrophe on an edge.
+        let raw = format!(
+            "{}don't {} STOP!! ok? {}",
+            "ab ".repeat(20),
+            "x".repeat(70),
+            "y'".repeat(40)
+        );
+        let fast = Text::new(&raw);
+        let slow = unicode_path(&raw);
+        assert_eq!(fast.spans, slow.spans);
+        assert_eq!(fast.shouted, slow.shouted);
+        assert_eq!(
+            (fast.exclamations, fast.questions),
+            (slow.exclamations, slow.questions)
+        );
+    }
+
+    #[test]
+    fn short_words_pack_exactly() {
+        assert_eq!(packed(b"ab"), Some(0x6261));
+        assert_eq!(packed(b"ninechars"), None);
+        let text = b"no way, yourself ok";
+        assert_eq!(packed_in(text, 8, 16), packed(b"yourself"));
+        assert_eq!(packed_in(text, 0, 2), packed(b"no"));
+        assert_eq!(packed_in(text, 17, 19), packed(b"ok"));
+        let list = ShortWords::new(&["no", "not", "don't"]).unwrap();
+        assert!(list.contains_word(b"no") && list.contains_word(b"don't"));
+        assert!(!list.contains_word(b"n") && !list.contains_word(b"nota"));
+        assert!(!list.contains_word(b"") && !list.contains(0));
+        assert!(list.contains(packed_in(text, 0, 2).unwrap_or(0)));
+        assert!(ShortWords::new(&["ninechars"]).is_none());
+        assert!(ShortWords::new(&[""]).is_none());
+    }
+
+    #[test]
     fn word_boundaries() {
         let t = Text::new("unhelpful help");
         assert!(!t.on_word_boundaries(2, 6));
@@ -269,7 +466,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn ascii_fast_path_agrees_with_the_unicode_path(raw in "[ -~\\t\\n]{0,80}") {
+        fn ascii_fast_path_agrees_with_the_unicode_path(raw in "[ -~\\t\\n]{0,200}") {
             let fast = Text::new(&raw);
             let slow = unicode_path(&raw);
             proptest::prop_assert_eq!(&fast.lower, &slow.lower);

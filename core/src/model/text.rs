@@ -134,14 +134,19 @@ pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f6
         for h in 0..H {
             let w = row[h];
             push[h] += f64::from(w) * value;
-            if w > best[h][1].0 {
-                if w > best[h][0].0 {
-                    best[h][1] = best[h][0];
-                    best[h][0] = (w, k as u32);
-                } else {
-                    best[h][1] = (w, k as u32);
-                }
-            }
+            // The two strongest so far, updated by selection rather than by branches
+            // (whether a weight beats them is as good as random to the processor).
+            let [first, second] = best[h];
+            let (above_first, above_second) = (w > first.0, w > second.0);
+            let this = (w, k as u32);
+            best[h][1] = if above_first {
+                first
+            } else if above_second {
+                this
+            } else {
+                second
+            };
+            best[h][0] = if above_first { this } else { first };
         }
     }
     let mut r = Reading::default();

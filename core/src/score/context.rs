@@ -364,7 +364,10 @@ fn read_conversation(
                 let (mut repetition, mut repeated_event) = (0.0, None);
                 if bag.len() >= 3 {
                     for (idx, earlier) in human_bags.iter() {
-                        if earlier.len() >= 3 {
+                        // Only a turn that could beat the best so far, and reach the
+                        // floor, is compared stem by stem.
+                        let bound = bag.dice_bound(earlier);
+                        if earlier.len() >= 3 && bound > repetition && bound >= p.repetition_floor {
                             let sim = bag.dice(earlier);
                             if sim > repetition {
                                 repetition = sim;
