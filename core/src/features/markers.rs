@@ -8,7 +8,6 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
 use smallvec::SmallVec;
 
 use super::phrases::{self, Occurrence};
@@ -208,7 +207,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
 
 /// The automaton of [`Markers::find`], built on first use (reading a conversation
 /// searches for the markers with the archetype terms instead: `score::context`).
-static AUTOMATON: LazyLock<AhoCorasick> = LazyLock::new(|| {
+static AUTOMATON: LazyLock<phrases::Phrases> = LazyLock::new(|| {
     phrases::automaton(phrases()).unwrap_or_else(|e| panic!("marker phrases: {e}"))
 });
 

@@ -338,25 +338,47 @@ impl Block {
     /// end read as zero, which is in no class).
     fn read(raw: &[u8], at: usize) -> Block {
         let mut b = Block::default();
-        let Some(rest) = raw.get(at..) else {
+        let Some(rest) = raw.get(at..at + 64).or_else(|| raw.get(at..)) else {
             return b;
         };
-        for (k, eight) in rest.chunks(8).take(8).enumerate() {
+        let mut words = rest.chunks_exact(8);
+        for (k, eight) in (&mut words).enumerate() {
             let mut bytes = [0u8; 8];
-            bytes[..eight.len()].copy_from_slice(eight);
-            let x = u64::from_le_bytes(bytes);
-            let upper = within(x, b'A', b'Z');
-            let letter = within(x | (ONES * 0x20), b'a', b'z');
-            let digit = within(x, b'0', b'9');
-            let shift = 8 * k;
-            b.alnum |= gather(letter | digit) << shift;
-            b.letter |= gather(letter) << shift;
-            b.upper |= gather(upper) << shift;
-            b.apostrophe |= gather(equal(x, b'\'')) << shift;
-            b.exclamation |= gather(equal(x, b'!')) << shift;
-            b.question |= gather(equal(x, b'?')) << shift;
+            bytes.copy_from_slice(eight);
+            b.add(k, u64::from_le_bytes(bytes));
+        }
+        let tail = words.remainder();
+        if !tail.is_empty() {
+            let x = match raw.len().checked_sub(8) {
+                // The text's last eight bytes, shifted so the tail's bytes come first
+                // and zeros follow: one load instead of a loop.
+                Some(from) => {
+                    let mut bytes = [0u8; 8];
+                    bytes.copy_from_slice(&raw[from..]);
+                    u64::from_le_bytes(bytes) >> (8 * (8 - tail.len()))
+                }
+                None => tail
+                    .iter()
+                    .rev()
+                    .fold(0u64, |acc, &byte| (acc << 8) | u64::from(byte)),
+            };
+            b.add(rest.len() / 8, x);
         }
         b
+    }
+
+    /// Adds the eight bytes `x` (all below `0x80`) as the `k`-th eight of the block.
+    fn add(&mut self, k: usize, x: u64) {
+        let upper = within(x, b'A', b'Z');
+        let letter = within(x | (ONES * 0x20), b'a', b'z');
+        let digit = within(x, b'0', b'9');
+        let shift = 8 * k;
+        self.alnum |= gather(letter | digit) << shift;
+        self.letter |= gather(letter) << shift;
+        self.upper |= gather(upper) << shift;
+        self.apostrophe |= gather(equal(x, b'\'')) << shift;
+        self.exclamation |= gather(equal(x, b'!')) << shift;
+        self.question |= gather(equal(x, b'?')) << shift;
     }
 }
 

@@ -34,7 +34,6 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use smallvec::SmallVec;
@@ -200,7 +199,8 @@ impl ArchetypeDetector {
         let Some(ac) = &*AUTOMATON else {
             return;
         };
-        let matches: SmallVec<[Occurrence; 16]> = phrases::occurrences(ac, text).collect();
+        let mut matches: SmallVec<[Occurrence; 16]> = SmallVec::new();
+        phrases::each(ac, text, |o| matches.push(o));
         self.add_matches(text, role, &matches);
     }
 
@@ -562,7 +562,7 @@ struct Lexicon {
 /// conversation searches for the terms with the marker phrases instead). `None` only
 /// if it could not be built (it can for this lexicon; a test checks it), in which
 /// case nothing matches.
-static AUTOMATON: LazyLock<Option<AhoCorasick>> =
+static AUTOMATON: LazyLock<Option<phrases::Phrases>> =
     LazyLock::new(|| phrases::automaton(&LEXICON.texts).ok());
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| parse_lexicon(LEXICON_TSV).0);

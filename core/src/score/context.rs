@@ -5,7 +5,6 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
 use smallvec::SmallVec;
 
 use crate::assembly::{Conversation, Role};
@@ -141,7 +140,7 @@ pub struct Seen<'a> {
 /// turn is searched once for both: marker phrase `i` is pattern `i`, term pattern `j`
 /// is pattern `markers + j`.
 struct Phrases {
-    automaton: AhoCorasick,
+    automaton: phrases::Phrases,
     markers: usize,
 }
 
@@ -166,13 +165,13 @@ fn find_phrases(text: &Text, terms: &mut Vec<Occurrence>) -> Markers {
     let p = &*PHRASES;
     terms.clear();
     let mut markers: SmallVec<[Occurrence; 16]> = SmallVec::new();
-    for (start, end, id) in phrases::occurrences(&p.automaton, text) {
+    phrases::each(&p.automaton, text, |(start, end, id)| {
         if id < p.markers {
             markers.push((start, end, id));
         } else {
             terms.push((start, end, id - p.markers));
         }
-    }
+    });
     Markers::from_matches(text, markers)
 }
 

@@ -188,9 +188,29 @@ impl DimensionScore {
         confidence: f64,
         mut evidence: Vec<Evidence>,
     ) -> DimensionScore {
+        sort_evidence(&mut evidence);
+        DimensionScore::from_selected(dimension, score, confidence, evidence)
+    }
+
+    /// [`DimensionScore::new`] for evidence already selected and ordered as
+    /// [`sort_evidence`] would leave it (as `score::parts` writes a turn's), so it is
+    /// not selected again. Debug builds check the claim.
+    pub fn from_selected(
+        dimension: Dimension,
+        score: f64,
+        confidence: f64,
+        evidence: Vec<Evidence>,
+    ) -> DimensionScore {
+        debug_assert!(
+            evidence.len() <= MAX_EVIDENCE
+                && evidence.iter().all(|e| !emits_zero(e.contribution))
+                && evidence
+                    .windows(2)
+                    .all(|w| evidence_order(&w[0], &w[1]) == std::cmp::Ordering::Less),
+            "evidence not as sort_evidence leaves it"
+        );
         let score = clamp01(score);
         let risk = dimension.risk(score);
-        sort_evidence(&mut evidence);
         DimensionScore {
             score,
             risk,

@@ -247,7 +247,7 @@ fn learned(
     let evidence = parts.into_evidence(1.0, i, &mut |input| {
         input.and_then(|input| details.get(input))
     });
-    DimensionScore::new(d, score, confidence, evidence)
+    DimensionScore::from_selected(d, score, confidence, evidence)
 }
 
 /// One turn as its learned dimensions read it: its signals, its text, and the
@@ -561,7 +561,7 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
     let unhealthy = 1.0 - p.healthy_score;
     let penalty = unhealthy + p.healthy_score * saturate(level, p.steepness);
     let score = 1.0 - penalty;
-    let mut d = DimensionScore::new(
+    let mut d = DimensionScore::from_selected(
         Dimension::TrustCalibration,
         score,
         confidence,
@@ -599,7 +599,7 @@ fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
     }
     let score = p.total().clamp(0.0, 1.0);
     // One turn says little about a trend over time.
-    DimensionScore::new(
+    DimensionScore::from_selected(
         Dimension::DependencyDrift,
         score,
         q.confidence_share * confidence,
@@ -665,7 +665,7 @@ fn escalation(
     p.add("frustration", q.frustration * frustration, Said::Nothing);
     p.add("trust_risk", q.trust_risk * trust_risk, Said::Nothing);
     let score = p.total().clamp(0.0, 1.0);
-    DimensionScore::new(
+    DimensionScore::from_selected(
         Dimension::EscalationFriction,
         score,
         confidence,
