@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::features::text::{ShortWords, Text, packed_in};
+use crate::features::text::{HIGH, ShortWords, Text, equal, packed_in, within};
 
 /// Bits of the bucket index.
 pub const BUCKET_BITS: u32 = 18;
@@ -109,7 +109,7 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
             negated_left = 0;
         }
         prev_end = end;
-        let word = normalise(&lower[start..end], &mut buf);
+        let word = normalise(lower, start, end, &mut buf);
         let h = xxh3_64_with_seed(word, uni);
         let unigram = if negated_left > 0 {
             negated_left -= 1;
@@ -151,13 +151,17 @@ fn bucket(h: u64) -> u32 {
     (h >> (64 - BUCKET_BITS)) as u32
 }
 
-/// The word as a feature: apostrophes dropped, any word with a digit as `0`.
-fn normalise<'a>(word: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
-    let (mut digit, mut apostrophe) = (false, false);
-    for &b in word {
-        digit |= b.is_ascii_digit();
-        apostrophe |= b == b'\'';
-    }
+/// The word `text[start..end]` as a feature: apostrophes dropped, any word with a
+/// digit as `0`.
+fn normalise<'a>(text: &'a [u8], start: usize, end: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let word = &text[start..end];
+    let (digit, apostrophe) = match packed_in(text, start, end) {
+        // A short ASCII word is tested eight bytes at once.
+        Some(x) if x & HIGH == 0 => (within(x, b'0', b'9') != 0, equal(x, b'\'') != 0),
+        _ => word.iter().fold((false, false), |(d, a), &b| {
+            (d || b.is_ascii_digit(), a || b == b'\'')
+        }),
+    };
     if digit {
         return b"0";
     }
@@ -171,8 +175,11 @@ fn normalise<'a>(word: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
 
 /// Whether punctuation that ends a clause is in `gap`, the text between two words.
 fn clause_break(gap: &[u8]) -> bool {
-    gap.iter()
-        .any(|b| matches!(b, b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\n'))
+    // Most gaps are one space.
+    gap != b" "
+        && gap
+            .iter()
+            .any(|b| matches!(b, b'.' | b',' | b';' | b':' | b'!' | b'?' | b'\n'))
 }
 
 #[cfg(test)]
@@ -222,6 +229,24 @@ mod tests {
         let (_, c, _) = of("order 8812");
         let (_, d, _) = of("order 77");
         assert_eq!(c, d);
+        // Long words, and words whose UTF-8 bytes fall in the digits' range once the
+        // top bit is set ("ű" is C5 B1), are read byte by byte.
+        let (_, number, _) = of("5");
+        for word in [
+            "tű",
+            "ű",
+            "internationalisation",
+            "x1y2z3w4v5u6",
+            "rock'n'roll'n'more",
+        ] {
+            let (_, g, _) = of(word);
+            assert_eq!(g.len(), 1, "{word}");
+            let expect_number = word.bytes().any(|b| b.is_ascii_digit());
+            assert_eq!(g[0].bucket == number[0].bucket, expect_number, "{word}");
+        }
+        let (_, e, _) = of("rock'n'roll'n'more");
+        let (_, f, _) = of("rocknrollnmore");
+        assert_eq!(e, f);
     }
 
     #[test]
