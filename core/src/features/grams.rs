@@ -136,7 +136,7 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
         previous = Some(h);
         // A word kept as written is read from the text in one load.
         let negates = if word.len() == end - start {
-            packed_in(lower, start, end).is_some_and(|x| negators.contains(x))
+            negators.contains_in(lower, start, end)
         } else {
             negators.contains_word(word)
         };

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use smallvec::SmallVec;
 
 use super::phrases::{self, Occurrence};
-use super::text::{ShortWords, Text, packed_in};
+use super::text::{ShortWords, Text};
 
 /// A family of phrases that shows one thing about a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -207,7 +207,7 @@ static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
 
 /// The automaton of [`Markers::find`], built on first use (reading a conversation
 /// searches for the markers with the archetype terms instead: `score::context`).
-static AUTOMATON: LazyLock<phrases::Phrases> = LazyLock::new(|| {
+static AUTOMATON: LazyLock<phrases::PhraseAutomaton> = LazyLock::new(|| {
     phrases::automaton(phrases()).unwrap_or_else(|e| panic!("marker phrases: {e}"))
 });
 
@@ -313,8 +313,7 @@ fn negated_before(text: &Text, start: usize) -> bool {
     let from = first_after.saturating_sub(3);
     (from..first_after).any(|i| {
         let (s, e) = text.spans[i];
-        packed_in(text.lower.as_bytes(), s as usize, e as usize)
-            .is_some_and(|x| NEGATORS.contains(x))
+        NEGATORS.contains_in(text.lower.as_bytes(), s as usize, e as usize)
             && !text.lower[text.spans[i].1 as usize..start].contains([',', '.', ';', ':', '!', '?'])
     })
 }

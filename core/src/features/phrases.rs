@@ -19,13 +19,13 @@ pub type Occurrence = (usize, usize, usize);
 
 /// The automaton of a list of phrases.
 #[derive(Debug, Clone)]
-pub struct Phrases {
+pub struct PhraseAutomaton {
     dfa: DFA,
     start: StateID,
 }
 
 /// The automaton of a list of phrases; the error says why it could not be built.
-pub fn automaton<I, P>(phrases: I) -> Result<Phrases, String>
+pub fn automaton<I, P>(phrases: I) -> Result<PhraseAutomaton, String>
 where
     I: IntoIterator<Item = P>,
     P: AsRef<[u8]>,
@@ -37,11 +37,11 @@ where
     let start = dfa
         .start_state(Anchored::No)
         .map_err(|e| format!("automaton: {e}"))?;
-    Ok(Phrases { dfa, start })
+    Ok(PhraseAutomaton { dfa, start })
 }
 
 /// Calls `each` with every occurrence in `text.lower` of the phrases of `automaton`.
-pub fn each(automaton: &Phrases, text: &Text, mut each: impl FnMut(Occurrence)) {
+pub fn each(automaton: &PhraseAutomaton, text: &Text, mut each: impl FnMut(Occurrence)) {
     let dfa = &automaton.dfa;
     let bytes = text.lower.as_bytes();
     let mut state = automaton.start;
@@ -72,7 +72,7 @@ pub fn each(automaton: &Phrases, text: &Text, mut each: impl FnMut(Occurrence)) 
 }
 
 /// Every occurrence in `text.lower` of the phrases of `automaton`, collected.
-pub fn occurrences(automaton: &Phrases, text: &Text) -> Vec<Occurrence> {
+pub fn occurrences(automaton: &PhraseAutomaton, text: &Text) -> Vec<Occurrence> {
     let mut out = Vec::new();
     each(automaton, text, |o| out.push(o));
     out

@@ -283,6 +283,11 @@ impl ShortWords {
     pub fn contains_word(&self, word: &[u8]) -> bool {
         packed(word).is_some_and(|x| self.contains(x))
     }
+
+    /// Whether the word `text[start..end]` is in the list, read with [`packed_in`].
+    pub fn contains_in(&self, text: &[u8], start: usize, end: usize) -> bool {
+        packed_in(text, start, end).is_some_and(|x| self.contains(x))
+    }
 }
 
 /// One 64-byte block of an ASCII text as bit masks: bit `j` describes byte `j`.
@@ -357,10 +362,8 @@ impl Block {
                     bytes.copy_from_slice(&raw[from..]);
                     u64::from_le_bytes(bytes) >> (8 * (8 - tail.len()))
                 }
-                None => tail
-                    .iter()
-                    .rev()
-                    .fold(0u64, |acc, &byte| (acc << 8) | u64::from(byte)),
+                // A text shorter than eight bytes: the tail is the whole text.
+                None => packed(tail).unwrap_or(0),
             };
             b.add(rest.len() / 8, x);
         }
@@ -468,6 +471,7 @@ mod tests {
         assert!(!list.contains_word(b"n") && !list.contains_word(b"nota"));
         assert!(!list.contains_word(b"") && !list.contains(0));
         assert!(list.contains(packed_in(text, 0, 2).unwrap_or(0)));
+        assert!(list.contains_in(text, 0, 2) && !list.contains_in(text, 3, 6));
         assert!(ShortWords::new(&["ninechars"]).is_none());
         assert!(ShortWords::new(&[""]).is_none());
     }

@@ -562,7 +562,7 @@ struct Lexicon {
 /// conversation searches for the terms with the marker phrases instead). `None` only
 /// if it could not be built (it can for this lexicon; a test checks it), in which
 /// case nothing matches.
-static AUTOMATON: LazyLock<Option<phrases::Phrases>> =
+static AUTOMATON: LazyLock<Option<phrases::PhraseAutomaton>> =
     LazyLock::new(|| phrases::automaton(&LEXICON.texts).ok());
 
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| parse_lexicon(LEXICON_TSV).0);

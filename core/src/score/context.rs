@@ -140,7 +140,7 @@ pub struct Seen<'a> {
 /// turn is searched once for both: marker phrase `i` is pattern `i`, term pattern `j`
 /// is pattern `markers + j`.
 struct Phrases {
-    automaton: phrases::Phrases,
+    automaton: phrases::PhraseAutomaton,
     markers: usize,
 }
 
