@@ -104,6 +104,9 @@ pub fn contents(value: Unknown<'_>) -> Option<Vec<u8>> {
     }
 }
 
+/// What an input must be, as its `VALIDATION_ERROR` says.
+const INPUT: &str = "a request object, an array of events, a file path or a Uint8Array";
+
 /// What JavaScript may pass as an input.
 pub type JsInput<'env> = Either3<String, Uint8ArraySlice<'env>, Unknown<'env>>;
 
@@ -118,12 +121,16 @@ pub enum Input {
 
 impl Input {
     /// A string is a path, bytes are copied, any other value becomes its
-    /// `JSON.stringify` text (nothing for `undefined`: core reports an empty body).
-    pub fn from_js(env: &Env, value: JsInput<'_>) -> napi::Result<Self> {
+    /// `JSON.stringify` text. A value without JSON (`undefined`, a function) is a
+    /// `VALIDATION_ERROR` at `path`, the argument's name, as in the wasm package.
+    pub fn from_js(env: &Env, value: JsInput<'_>, path: &str) -> napi::Result<Self> {
         Ok(match value {
             Either3::A(path) => Self::Path(path),
             Either3::B(bytes) => Self::Bytes(bytes.to_vec()),
-            Either3::C(v) => Self::Bytes(stringify(env, v)?.unwrap_or_default().into_bytes()),
+            Either3::C(v) => match stringify(env, v)? {
+                Some(json) => Self::Bytes(json.into_bytes()),
+                None => return Err(wrong(env, path, INPUT, v)),
+            },
         })
     }
 

@@ -51,7 +51,10 @@ pub fn score<'env>(
     input: JsInput<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Unknown<'env>> {
-    let mut job = score_job(Input::from_js(env, input)?, convert::options(env, options)?);
+    let mut job = score_job(
+        Input::from_js(env, input, "input")?,
+        convert::options(env, options)?,
+    );
     to_js(env, (job.0)())
 }
 
@@ -65,7 +68,10 @@ pub fn score_async(
     input: JsInput<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<AsyncTask<Job>> {
-    let (input, options) = (Input::from_js(env, input)?, convert::options(env, options)?);
+    let (input, options) = (
+        Input::from_js(env, input, "input")?,
+        convert::options(env, options)?,
+    );
     Ok(AsyncTask::new(score_job(input, options)))
 }
 
@@ -79,7 +85,10 @@ pub fn validate<'env>(
     input: JsInput<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Unknown<'env>> {
-    let (input, options) = (Input::from_js(env, input)?, convert::options(env, options)?);
+    let (input, options) = (
+        Input::from_js(env, input, "input")?,
+        convert::options(env, options)?,
+    );
     let result = input
         .load()
         .map(|b| host::validate(input.source(&b), options, JS));
@@ -105,7 +114,10 @@ pub fn drift<'env>(
     after: JsInput<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Unknown<'env>> {
-    let (b, a) = (Input::from_js(env, before)?, Input::from_js(env, after)?);
+    let (b, a) = (
+        Input::from_js(env, before, "before")?,
+        Input::from_js(env, after, "after")?,
+    );
     let mut job = drift_job(b, a, convert::options(env, options)?);
     to_js(env, (job.0)())
 }
@@ -121,7 +133,10 @@ pub fn drift_async(
     after: JsInput<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<AsyncTask<Job>> {
-    let (b, a) = (Input::from_js(env, before)?, Input::from_js(env, after)?);
+    let (b, a) = (
+        Input::from_js(env, before, "before")?,
+        Input::from_js(env, after, "after")?,
+    );
     let options = convert::options(env, options)?;
     Ok(AsyncTask::new(drift_job(b, a, options)))
 }

@@ -93,8 +93,21 @@ test('an array without deploymentId names the deploymentId option', () => {
   assertFails(() => score(request, { deploymentId: 'another-bot' }), 'VALIDATION_ERROR', ['deploymentId'])
 })
 
-test('undefined and non-JSON values are an empty body', () => {
-  assertFails(() => score(undefined), 'VALIDATION_ERROR', ['body'])
+test('an input without JSON (undefined, a function) is refused at its name', () => {
+  const expected = 'must be a request object, an array of events, a file path or a Uint8Array'
+  assert.throws(
+    () => score(undefined),
+    (e) => {
+      assert.equal(e.code, 'VALIDATION_ERROR')
+      assert.deepEqual(e.details, [{ path: 'input', message: `${expected}, got undefined` }])
+      return true
+    },
+  )
+  assertFails(() => validate(() => 1), 'VALIDATION_ERROR', ['input'])
+  assertFails(() => drift(example, undefined), 'VALIDATION_ERROR', ['after'])
+  assertFails(() => drift(Symbol('x'), example), 'VALIDATION_ERROR', ['before'])
+  // null has JSON: it is read, and refused as a body that is not a request.
+  assertFails(() => score(null), 'VALIDATION_ERROR', ['body'])
 })
 
 test('a missing file is IO_ERROR naming the file', () => {
