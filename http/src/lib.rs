@@ -13,6 +13,7 @@ pub mod resolver;
 pub mod retention;
 pub mod service;
 pub mod state;
+pub mod stopping;
 pub mod store;
 pub mod transport;
 pub mod webhooks;

@@ -16,6 +16,7 @@ use undertone_core::score::{SessionIntelligence, Stopped};
 use undertone_core::{IngestRequest, drift, score, validate};
 
 use crate::state::AppState;
+use crate::stopping::{GRACE, unless_stopped};
 use crate::store::{Effects, Job, Outcome, SessionKind};
 use crate::webhooks::emit;
 
@@ -54,6 +55,17 @@ impl Workers {
 /// Claims and processes at most one job (requeueing expired leases first); returns
 /// whether a job was processed. The workers loop over this; tests call it directly.
 pub async fn run_one(state: &AppState) -> Result<bool, crate::store::StoreError> {
+    match claim(state).await? {
+        Some(job) => {
+            process(state, job).await;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// Claims a job, requeueing or failing the jobs of expired leases first.
+async fn claim(state: &AppState) -> Result<Option<Job>, crate::store::StoreError> {
     let lease_ms = i64::try_from(state.config.lease.as_millis()).unwrap_or(i64::MAX / 2);
     let now_ms = state.clock.now().timestamp_millis();
     let (job, reaped) = state
@@ -72,20 +84,22 @@ pub async fn run_one(state: &AppState) -> Result<bool, crate::store::StoreError>
             "leases expired: jobs of lost workers were requeued or failed"
         );
     }
-    match job {
-        Some(job) => {
-            process(state, job).await;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
+    Ok(job)
 }
 
 async fn run(state: AppState, mut stopped: watch::Receiver<bool>) {
     while !*stopped.borrow() {
-        let pause = match run_one(&state).await {
-            Ok(true) => continue,
-            Ok(false) => POLL,
+        // Looking for work gives way to a stop (the database may be gone); a job
+        // once claimed is finished.
+        let Some(claimed) = unless_stopped(claim(&state), &stopped, GRACE).await else {
+            break;
+        };
+        let pause = match claimed {
+            Ok(Some(job)) => {
+                process(&state, job).await;
+                continue;
+            }
+            Ok(None) => POLL,
             Err(e) => {
                 tracing::error!(error = %e, "claiming a job failed");
                 BACKOFF

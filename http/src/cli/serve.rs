@@ -253,8 +253,7 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
     )
     .await;
     tracing::info!("no longer accepting requests; finishing jobs in progress");
-    running.shutdown().await;
-    scheduler.shutdown().await;
+    tokio::join!(running.shutdown(), scheduler.shutdown());
     if let Some(retention) = retention {
         retention.abort();
     }

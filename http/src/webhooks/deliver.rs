@@ -21,6 +21,7 @@ use undertone_core::validate::address::is_public;
 use super::schedule::RetrySchedule;
 use crate::resolver::SafeResolver;
 use crate::state::AppState;
+use crate::stopping::{GRACE, unless_stopped};
 use crate::store::{AttemptRecord, DeliveryJob, NextStep};
 
 /// Bytes of an endpoint's answer that are stored.
@@ -444,17 +445,19 @@ async fn run(state: AppState, sender: Arc<Sender>, mut stopped: watch::Receiver<
         let free = u32::try_from(permits.available_permits()).unwrap_or(0);
         let now_ms = state.clock.now().timestamp_millis();
         if free > 0 {
-            match state
-                .store
-                .claim_deliveries(
-                    now_ms,
-                    lease_ms,
-                    free,
-                    config.per_endpoint,
-                    config.schedule.attempts(),
-                )
-                .await
-            {
+            // Looking for work gives way to a stop (the database may be gone); an
+            // attempt once started is finished.
+            let claim = state.store.claim_deliveries(
+                now_ms,
+                lease_ms,
+                free,
+                config.per_endpoint,
+                config.schedule.attempts(),
+            );
+            let Some(claimed) = unless_stopped(claim, &stopped, GRACE).await else {
+                break;
+            };
+            match claimed {
                 Ok(jobs) => {
                     for job in jobs {
                         let Ok(permit) = permits.clone().acquire_owned().await else {
@@ -472,7 +475,11 @@ async fn run(state: AppState, sender: Arc<Sender>, mut stopped: watch::Receiver<
             }
         }
         let busy = permits.available_permits() == 0;
-        let pause = match state.store.next_delivery_due().await {
+        let Some(due) = unless_stopped(state.store.next_delivery_due(), &stopped, GRACE).await
+        else {
+            break;
+        };
+        let pause = match due {
             // Every slot is taken: wait for one to free up (or a wake-up).
             _ if busy => POLL,
             Ok(Some(due)) => {

@@ -15,6 +15,7 @@ use undertone_core::schema::serialize_utc;
 
 use super::{EventKind, derived_id, envelope_bytes};
 use crate::state::AppState;
+use crate::stopping::{GRACE, unless_stopped};
 use crate::store::{NewEvent, ReportRecord, StoreError, StoreResult, Targets};
 
 /// How often the scheduler looks for weeks that ended without a report.
@@ -198,7 +199,13 @@ impl Scheduler {
         let state = state.clone();
         let handle = tokio::spawn(async move {
             while !*stopped.borrow() {
-                match run_due(&state).await {
+                // Reports are made one by one, each stored whole, and the week's
+                // missing ones are made on the next start: a round may give way
+                // to a stop (the database may be gone).
+                let Some(made) = unless_stopped(run_due(&state), &stopped, GRACE).await else {
+                    break;
+                };
+                match made {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(reports = n, "weekly health reports generated"),
                     Err(e) => {

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use sqlx::sqlite::SqliteConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 
+use crate::pg;
 use crate::real_server::{self, Server, example_body, ingest_spread, request};
 
 /// How long the restarted server may take to complete every acknowledged session.
@@ -269,6 +270,43 @@ fn kill_9_loses_no_acknowledged_ingest() {
     assert_no_plaintext_key(dir.path(), &key);
     assert_each_completed_once(&url, &acked);
     assert_no_plaintext_key(dir.path(), &key);
+}
+
+/// The connection pool's acquire timeout on PostgreSQL (`store::db`): how long each
+/// database call waits when the server is gone.
+const POOL_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// SIGTERM while PostgreSQL refuses every connection: the loops that look for work
+/// give way to the stop, so the server exits with status 0 well before even one
+/// acquire timeout. It used to wait out one per stage of its shutdown, 20 s in all.
+#[test]
+fn sigterm_exits_0_promptly_when_postgresql_is_gone() {
+    let Some(db) = pg::database() else {
+        return;
+    };
+    let mut relay = pg::Relay::new(&db.url);
+    let mut server = Server::spawn(real_server::serve_command(&relay.url, &[]));
+    relay.cut_off();
+    // Every loop is now waiting for a connection it will not get.
+    thread::sleep(Duration::from_secs(1));
+    let stopped_at = Instant::now();
+    let status = server.terminate();
+    let took = stopped_at.elapsed();
+    let log = server.log();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "exit after SIGTERM: {status}; log:\n{log}"
+    );
+    assert!(
+        took < POOL_ACQUIRE_TIMEOUT,
+        "SIGTERM exit took {took:?} with the database gone; log:\n{log}"
+    );
+    assert!(
+        log.contains("stopped"),
+        "the shutdown did not run to its end; log:\n{log}"
+    );
+    server.assert_no_panic();
 }
 
 /// SIGTERM with work queued: the server exits with status 0 leaving no job leased

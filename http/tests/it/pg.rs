@@ -5,7 +5,11 @@
 //! Without the variable the PostgreSQL tests print why and return, unless
 //! `UNDERTONE_REQUIRE_POSTGRES=1` (set by `.ci/run`), which makes that a failure.
 
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
+use std::time::Duration;
 
 use sqlx::{Connection, Executor, PgConnection};
 
@@ -70,6 +74,98 @@ impl Drop for TestDatabase {
                 let _ = conn.execute(sqlx::AssertSqlSafe(statement)).await;
                 let _ = conn.close().await;
             }
+        });
+    }
+}
+
+/// A TCP relay in front of the test server, which a test can cut off as if
+/// PostgreSQL were gone: its port then refuses connections and the ones it carried
+/// are closed, so the pool's connection attempts fail until their acquire timeout.
+/// (`ALTER DATABASE … ALLOW_CONNECTIONS false` would not do: PostgreSQL then answers
+/// at once, and a refusal with an answer fails fast.)
+pub struct Relay {
+    /// `url` with its host and port replaced by the relay's.
+    pub url: String,
+    cut: Arc<AtomicBool>,
+    streams: Arc<Mutex<Vec<TcpStream>>>,
+    accepting: Option<thread::JoinHandle<()>>,
+}
+
+impl Relay {
+    /// Relays connections to the server of `url` (a `postgres://` URL).
+    pub fn new(url: &str) -> Relay {
+        let mut parsed = url::Url::parse(url).unwrap_or_else(|e| panic!("{VAR} is not a URL: {e}"));
+        let host = parsed.host_str().unwrap_or("127.0.0.1").to_owned();
+        let target = format!("{host}:{}", parsed.port().unwrap_or(5432));
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a relay port");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
+        let port = listener.local_addr().expect("the relay's address").port();
+        let _ = parsed.set_host(Some("127.0.0.1"));
+        let _ = parsed.set_port(Some(port));
+        let cut = Arc::new(AtomicBool::new(false));
+        let streams: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let accepting = {
+            let (cut, streams) = (Arc::clone(&cut), Arc::clone(&streams));
+            thread::spawn(move || {
+                // The listener is dropped, and its port closed, once cut.
+                while !cut.load(Ordering::SeqCst) {
+                    match listener.accept() {
+                        Ok((client, _)) => relay(client, &target, &streams),
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            thread::sleep(Duration::from_millis(5));
+                        }
+                        Err(_) => return,
+                    }
+                }
+            })
+        };
+        Relay {
+            url: parsed.to_string(),
+            cut,
+            streams,
+            accepting: Some(accepting),
+        }
+    }
+
+    /// Closes the port and every relayed connection.
+    pub fn cut_off(&mut self) {
+        self.cut.store(true, Ordering::SeqCst);
+        if let Some(h) = self.accepting.take() {
+            let _ = h.join();
+        }
+        for s in self.streams.lock().expect("the relay's streams").drain(..) {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.cut_off();
+    }
+}
+
+/// Copies bytes both ways between `client` and a new connection to `target`.
+fn relay(client: TcpStream, target: &str, streams: &Mutex<Vec<TcpStream>>) {
+    let Ok(server) = TcpStream::connect(target) else {
+        return;
+    };
+    let _ = client.set_nonblocking(false);
+    let pair = (client.try_clone(), server.try_clone());
+    let (Ok(client_in), Ok(server_in)) = pair else {
+        return;
+    };
+    streams.lock().expect("the relay's streams").extend(
+        [client.try_clone(), server.try_clone()]
+            .into_iter()
+            .flatten(),
+    );
+    for (mut from, mut to) in [(client_in, server), (server_in, client)] {
+        thread::spawn(move || {
+            let _ = std::io::copy(&mut from, &mut to);
+            let _ = to.shutdown(Shutdown::Write);
         });
     }
 }
