@@ -54,3 +54,33 @@ def test_standard_webhooks_spec_example() -> None:
     }
     assert undertone.verify_signature(SECRET, BODY, headers, now=1614265330 + 10) is True
     assert undertone.verify_signature(SECRET, BODY, headers, now=1614265330 + 400) is False
+
+
+def test_a_float_now_is_floored_to_whole_seconds_like_the_clock() -> None:
+    ts = 1_700_000_000
+    headers = signed(BODY, ts)
+    # 300.9 s after the timestamp floors to 300: inside the default tolerance.
+    assert undertone.verify_signature(SECRET, BODY, headers, now=ts + 300.9) is True
+    assert undertone.verify_signature(SECRET, BODY, headers, now=ts + 301.0) is False
+    # Before the timestamp, flooring moves away from it: -300.5 is -301.
+    assert undertone.verify_signature(SECRET, BODY, headers, now=ts - 300.0) is True
+    assert undertone.verify_signature(SECRET, BODY, headers, now=ts - 300.5) is False
+
+
+def test_a_now_that_is_not_a_finite_number_is_a_validation_error_at_now() -> None:
+    headers = signed(BODY, 1_700_000_000)
+    expected = {
+        float("nan"): "must be a finite number, got nan",
+        float("inf"): "must be a finite number, got inf",
+        "1700000000": "must be a whole number, got string",
+        True: "must be a whole number, got boolean",
+    }
+    for now, message in expected.items():
+        try:
+            undertone.verify_signature(SECRET, BODY, headers, now=now)  # type: ignore[arg-type]
+        except undertone.ValidationError as e:
+            assert e.code == "VALIDATION_ERROR"
+            assert e.details == [{"path": "now", "message": message}], now
+            assert str(e) == f"now: {message}"
+        else:
+            raise AssertionError(f"now={now!r} was accepted")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -81,6 +82,21 @@ def _read(value: Input) -> Union[str, bytes]:
 def _options(**options: Any) -> str:
     """The options given (not ``None``) as JSON text, for the core to read and check."""
     return json.dumps({k: v for k, v in options.items() if v is not None}, default=_encode)
+
+
+def _seconds(now: Any) -> Any:
+    """``verify_signature``'s ``now`` for the core: a finite float floored to whole
+    seconds. Any other value but NaN and infinity goes as it is, and the core names
+    ``now`` when it is not a whole number."""
+    if isinstance(now, float):
+        if not math.isfinite(now):
+            message = f"must be a finite number, got {now}"
+            error = ValidationError(f"now: {message}")
+            error.code = "VALIDATION_ERROR"
+            error.details = [{"path": "now", "message": message}]
+            raise error
+        return math.floor(now)
+    return now
 
 
 def _object(text: str) -> dict[str, Any]:
@@ -231,12 +247,15 @@ def verify_signature(
     a dict, a framework's) or (name, value) pairs. Every signature scheme present
     must verify: ``X-Undertone-Signature`` and the Standard Webhooks headers, whose
     timestamp must be within ``tolerance_secs`` of ``now`` (default: the clock).
+    ``now`` is in unix seconds; a float (as ``time.time()`` returns) is floored to
+    whole seconds, as the clock is. Raises ``ValidationError`` at ``now`` for a value
+    that is not a finite number.
     """
     if isinstance(body, str):
         body = body.encode("utf-8")
     pairs = headers.items() if isinstance(headers, Mapping) else headers
     items = [(str(k), str(v)) for k, v in pairs]
-    options = _options(tolerance_secs=tolerance_secs, now=None if now is None else int(now))
+    options = _options(tolerance_secs=tolerance_secs, now=_seconds(now))
     return _native.verify_signature(secret, bytes(body), items, options, int(time.time()))
 
 
