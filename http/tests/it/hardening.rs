@@ -86,6 +86,88 @@ fn a_stalled_body_fails_after_the_body_timeout() {
 }
 
 #[test]
+fn a_declared_body_over_16_mib_is_refused_at_once_and_takes_no_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--max-inflight-body-mib", "16"]);
+    // 100 GiB declared, nothing sent: answered at once, not after the 30 s body timeout.
+    let started = Instant::now();
+    let mut huge = send_head(&server, &pending_ingest(&server, &key, 100 << 30));
+    let answer = read_all(&mut huge);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("body: the request body is larger than 16 MiB"),
+        "{answer}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    // One byte over the limit is refused the same way, and while such a client is
+    // still connected an ingest of someone else is accepted: it reserved nothing.
+    let _over = send_head(
+        &server,
+        &pending_ingest(&server, &key, 16 * 1024 * 1024 + 1),
+    );
+    let body = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/support-refund-goes-wrong.json"
+    ))
+    .expect("example");
+    let ok = request(server.addr, "POST", "/api/v1/ingest", &key, Some(&body));
+    assert_eq!(ok.status, 202, "{}", ok.text());
+    server.assert_no_panic();
+}
+
+#[test]
+fn a_body_that_drips_in_fails_soon_after_the_body_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--body-timeout", "1"]);
+    let mut dripping = send_head(&server, &pending_ingest(&server, &key, 1000));
+    let started = Instant::now();
+    // One byte every 200 ms: never a pause as long as the body timeout, so only the
+    // rate floor can end it (1 000 bytes would take 200 s).
+    let mut writer = dripping.try_clone().expect("a second handle");
+    let drip = std::thread::spawn(move || {
+        for _ in 0..75 {
+            if writer.write_all(b" ").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let answer = read_all(&mut dripping);
+    let took = started.elapsed();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("the body arrived slower than 64 KiB/s on average after the first 1 s"),
+        "{answer}"
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let _ = drip.join();
+    server.assert_no_panic();
+}
+
+#[test]
+fn a_compressed_body_is_refused_with_415_naming_the_encoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &[]);
+    let body = b"\x1f\x8b\x08\x00\x00\x00\x00\x00";
+    let head = format!(
+        "POST /api/v1/ingest HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Encoding: gzip\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    let mut stream = send_head(&server, &head);
+    stream.write_all(body).expect("the body");
+    let answer = read_all(&mut stream);
+    assert!(answer.starts_with("HTTP/1.1 415"), "{answer}");
+    assert!(
+        answer.contains("`Content-Encoding: gzip` is not supported; send the body uncompressed"),
+        "{answer}"
+    );
+    server.assert_no_panic();
+}
+
+#[test]
 fn bodies_over_the_byte_budget_are_shed_until_room_frees_up() {
     let dir = tempfile::tempdir().unwrap();
     let (server, key) = start(&dir, &["--max-inflight-body-mib", "16"]);
