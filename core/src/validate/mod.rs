@@ -388,8 +388,15 @@ fn check_webhook_url(
         url.scheme() == "https" || (options.allow_private_webhooks && url.scheme() == "http");
     let problem = if !scheme_ok {
         Some(format!("must be {expected}; got scheme {:?}", url.scheme()))
-    } else if url.host().is_none() {
-        Some(format!("must be {expected} with a host"))
+    } else if url.host().is_none() || !host_written(s, url.scheme()) {
+        // A URL parser forgives `https:///h` and `https:\\h` as `https://h/`; what
+        // is stored and called must be what the client wrote.
+        Some(format!(
+            "must be {expected} with a host, written `{}://host/…`",
+            url.scheme()
+        ))
+    } else if url.port() == Some(0) {
+        Some("must not use port 0".to_owned())
     } else if !url.username().is_empty() || url.password().is_some() {
         Some("must not carry a user name or password".to_owned())
     } else if !options.allow_private_webhooks && !public_host(url.host()) {
@@ -407,6 +414,17 @@ fn check_webhook_url(
         }
         None => Some(url.to_string()),
     }
+}
+
+/// Whether `written` (a URL with scheme `scheme`) names its host right after
+/// `scheme://`, with no further slash or backslash before it.
+fn host_written(written: &str, scheme: &str) -> bool {
+    // The parser drops leading and trailing spaces and control characters.
+    let written = written.trim_matches(|c: char| c <= ' ');
+    written
+        .get(scheme.len()..)
+        .and_then(|rest| rest.strip_prefix("://"))
+        .is_some_and(|rest| !rest.starts_with(['/', '\\']))
 }
 
 /// False for literal non-public IP addresses and for `localhost` names.

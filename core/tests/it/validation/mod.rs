@@ -496,6 +496,43 @@ fn webhook_url_must_not_carry_credentials() {
 }
 
 #[test]
+fn webhook_url_must_write_its_host_and_a_real_port() {
+    let cases = [
+        (
+            "https:///hooks.example.com/x",
+            "must be an absolute https URL with a host, written `https://host/…`",
+        ),
+        (
+            "https:\\\\hooks.example.com\\x",
+            "must be an absolute https URL with a host, written `https://host/…`",
+        ),
+        (
+            "https:hooks.example.com/x",
+            "must be an absolute https URL with a host, written `https://host/…`",
+        ),
+        ("https://hooks.example.com:0/x", "must not use port 0"),
+    ];
+    for (url, message) in cases {
+        let mut body = request_with(vec![event()]);
+        body["webhook_url"] = json!(url);
+        assert_eq!(violations(&body), one("webhook_url", message), "{url}");
+    }
+    // Written out in full, with any port but 0 and in any letter case, they pass.
+    for url in [
+        "https://hooks.example.com:8443/x",
+        "HTTPS://Hooks.Example.com/x",
+        " https://hooks.example.com/x ",
+    ] {
+        let mut body = request_with(vec![event()]);
+        body["webhook_url"] = json!(url);
+        assert!(
+            validate::ingest_request(&body, &Options::default()).is_ok(),
+            "{url}"
+        );
+    }
+}
+
+#[test]
 fn webhook_url_is_at_most_2048_characters() {
     let mut body = request_with(vec![event()]);
     body["webhook_url"] = json!(format!("https://h.example.com/{}", "a".repeat(2048)));
