@@ -29,13 +29,14 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::Method;
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::api::error::{ApiError, Code};
 use crate::api::{Caller, MAX_BODY_BYTES};
 use crate::keys::Scope;
 use crate::limits;
@@ -69,6 +70,66 @@ pub fn router(state: AppState, rest: Router) -> Router {
     Router::new()
         .route_service("/mcp", service)
         .route_layer(middleware::from_fn_with_state(state, authenticate))
+        .route_layer(middleware::from_fn(envelope))
+}
+
+/// The SDK answers what goes wrong below the protocol (a body that is not a JSON-RPC
+/// message, another method than `POST`, a missing `Accept`, a body over the limit) in
+/// plain text, a body that is not JSON with 415. Every error of the service is the
+/// REST envelope (docs/service.md), so such an answer is rewritten into one: a message
+/// that cannot be read is 400 `VALIDATION_ERROR`, as a REST body would be.
+async fn envelope(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let error = match status {
+        StatusCode::UNSUPPORTED_MEDIA_TYPE if text.starts_with("fail to deserialize") => {
+            ApiError::new(
+                Code::ValidationError,
+                format!("body: is not a JSON-RPC message ({text})"),
+            )
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::new(Code::UnsupportedMediaType, text),
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+            Code::ValidationError,
+            format!(
+                "body: an MCP message is at most {} bytes",
+                MAX_MESSAGE_BYTES
+            ),
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::new(
+            Code::MethodNotAllowed,
+            "/mcp answers POST: one JSON-RPC message per request (MCP streamable HTTP, \
+             without sessions)",
+        ),
+        StatusCode::NOT_ACCEPTABLE => ApiError::new(
+            Code::ValidationError,
+            "headers: `Accept` must list application/json and text/event-stream \
+             (MCP streamable HTTP)",
+        ),
+        s if s.is_server_error() => ApiError::internal(format!("MCP transport {s}: {text}")),
+        _ => ApiError::new(Code::ValidationError, text),
+    };
+    let mut rewritten = error.into_response();
+    // The rest of the head stays: `Allow`, and the key's rate-limit headers.
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            rewritten.headers_mut().insert(name, value.clone());
+        }
+    }
+    rewritten
 }
 
 /// 401 with the error envelope unless the request carries a valid key; then each

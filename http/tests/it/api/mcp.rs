@@ -291,3 +291,81 @@ async fn score_conversation_is_held_to_the_rest_body_limit() {
             "message": "body: the request body is larger than 16 MiB"}})
     );
 }
+
+/// A request to `/mcp` with the service's key, built by hand: `method`, `body`, and
+/// the `Content-Type` and `Accept` headers when given.
+async fn raw(
+    svc: &Service,
+    method: Method,
+    body: &str,
+    content_type: Option<&str>,
+    accept: Option<&str>,
+) -> Reply {
+    let mut builder = Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("mcp-protocol-version", PROTOCOL)
+        .header(header::HOST, "undertone.test")
+        .header(header::AUTHORIZATION, format!("Bearer {}", svc.key));
+    if let Some(c) = content_type {
+        builder = builder.header(header::CONTENT_TYPE, c);
+    }
+    if let Some(a) = accept {
+        builder = builder.header(header::ACCEPT, a);
+    }
+    svc.send(builder.body(Body::from(body.to_owned())).unwrap())
+        .await
+}
+
+#[tokio::test]
+async fn transport_errors_come_back_in_the_envelope() {
+    let svc = Service::new().await;
+    let (json, both) = (
+        Some("application/json"),
+        Some("application/json, text/event-stream"),
+    );
+    // Bodies that are no JSON-RPC message: 400, as a REST body would be, not 415.
+    for body in ["xx", "", "[]", r#"{"jsonrpc": "2.0", "id": 1}"#] {
+        let reply = raw(&svc, Method::POST, body, json, both).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{body}: {reply:?}");
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], "VALIDATION_ERROR", "{body}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("body: is not a JSON-RPC message ("),
+            "{body}: {message}"
+        );
+        // The message was counted, and the answer still says so.
+        assert!(reply.header("x-ratelimit-remaining").is_some(), "{reply:?}");
+    }
+    let reply = raw(&svc, Method::GET, "", None, both).await;
+    assert!(reply.header("allow").is_some(), "{reply:?}");
+    assert_error(
+        &reply,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        "/mcp answers POST: one JSON-RPC message per request (MCP streamable HTTP, \
+         without sessions)",
+    );
+    let ping = r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#;
+    let reply = raw(&svc, Method::POST, ping, json, None).await;
+    assert_error(
+        &reply,
+        StatusCode::BAD_REQUEST,
+        "VALIDATION_ERROR",
+        "headers: `Accept` must list application/json and text/event-stream \
+         (MCP streamable HTTP)",
+    );
+    let reply = raw(&svc, Method::POST, ping, Some("text/plain"), both).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{reply:?}"
+    );
+    assert_eq!(reply.json()["error"]["code"], "UNSUPPORTED_MEDIA_TYPE");
+    // A good message is untouched.
+    let reply = raw(&svc, Method::POST, ping, json, both).await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(reply.json()["result"], json!({}));
+}
