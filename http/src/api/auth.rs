@@ -182,9 +182,16 @@ fn unauthorized(message: impl Into<String>) -> ApiError {
 
 /// The key behind the request's `Authorization` header.
 pub(crate) async fn identify(state: &AppState, headers: &HeaderMap) -> Result<KeyRecord, ApiError> {
-    let value = headers
-        .get(header::AUTHORIZATION)
+    let mut given = headers.get_all(header::AUTHORIZATION).iter();
+    let value = given
+        .next()
         .ok_or_else(|| unauthorized("missing API key: send `Authorization: Bearer ut_live_…`"))?;
+    // Which of two keys would be meant is not for the server to guess.
+    if given.next().is_some() {
+        return Err(unauthorized(
+            "more than one Authorization header: send exactly one, `Authorization: Bearer ut_live_…`",
+        ));
+    }
     let value = value
         .to_str()
         .map_err(|_| unauthorized("the Authorization header is not readable text"))?;

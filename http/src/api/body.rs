@@ -45,6 +45,21 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 ),
             ));
         }
+        // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset would be
+        // read as something it is not.
+        if let Some(charset) = content_type
+            .split(';')
+            .skip(1)
+            .filter_map(|p| p.split_once('='))
+            .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
+            .map(|(_, value)| value.trim().trim_matches('"'))
+            .filter(|v| !v.eq_ignore_ascii_case("utf-8") && !v.eq_ignore_ascii_case("utf8"))
+        {
+            return Err(ApiError::new(
+                Code::UnsupportedMediaType,
+                format!("the body must be JSON in UTF-8; got charset `{charset}`"),
+            ));
+        }
         // A compressed body would read as bytes that are not JSON; say what is wrong.
         if let Some(coding) = request
             .headers()
@@ -72,6 +87,32 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         })?;
         Ok(JsonBody(bytes))
     }
+}
+
+/// Parses a JSON body into `T`. A body that does not fit is 400 `VALIDATION_ERROR`
+/// with one violation where it went wrong (`after`: ``missing field `to` ``), `body`
+/// when that is the body as a whole, as core's validator reports.
+pub(super) fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
+        let path = e.path().to_string();
+        invalid(if path == "." { "body" } else { &path }, e.inner())
+    })?;
+    reader.end().map_err(|e| invalid("body", &e))?;
+    Ok(value)
+}
+
+/// One violation at `path`: serde's message without its position in the text, which
+/// the path already locates.
+fn invalid(path: &str, e: &serde_json::Error) -> ApiError {
+    let mut message = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    if e.line() > 0 && message.ends_with(&at) {
+        message.truncate(message.len() - at.len());
+    }
+    ApiError::from(undertone_core::Error::Validation(vec![
+        undertone_core::Violation::new(path, message),
+    ]))
 }
 
 /// The error of a body over the largest allowed (DESIGN.md §2: 400, not 413), whether

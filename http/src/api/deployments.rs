@@ -14,10 +14,10 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::body::parse;
 use super::body::{JsonBody, PathParam, QueryParams, time_field};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::time;
-use super::webhooks::parse;
 use super::{AppState, Caller};
 use crate::store::{DeployRecord, NewDeploy, ReportRecord, StoreError};
 use crate::webhooks::reports::{self, Trigger};

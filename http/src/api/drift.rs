@@ -282,8 +282,7 @@ pub(super) async fn start_history(
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
     validate::identifier(&deployment_id, "deployment_id")?;
-    let body: HistoryDriftBody = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::new(Code::ValidationError, format!("body: {e}")))?;
+    let body: HistoryDriftBody = super::body::parse(&bytes)?;
     // The question's rule is the drift request's (core), and it is kept trimmed as there.
     let question = match body.question {
         Some(q) => {

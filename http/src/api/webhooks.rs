@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::body::{JsonBody, PathParam, QueryParams};
+use super::body::{JsonBody, PathParam, QueryParams, parse};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::paging::{self, PageQuery};
 use super::sessions::time;
@@ -176,12 +176,6 @@ pub struct DeliveryPage {
     /// Pass as `cursor` for the next page (the last delivery's id); null on the last
     /// page. A cursor that names no delivery of this endpoint gives an empty page.
     pub next_cursor: Option<String>,
-}
-
-/// Parses a JSON body into `T`, answering 400 with serde's message.
-pub(super) fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::new(Code::ValidationError, format!("body: {e}")))
 }
 
 /// Where an endpoint's deliveries are listed.

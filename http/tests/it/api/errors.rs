@@ -1,7 +1,7 @@
 //! Every error code in the envelope `{"error": {"code", "message"}}`, as JSON.
 
 use axum::body::Body;
-use axum::http::{Method, StatusCode};
+use axum::http::{Method, StatusCode, header};
 use serde_json::json;
 use undertone_http::keys::Scope;
 use undertone_http::limits::Plan;
@@ -137,11 +137,72 @@ async fn a_body_that_is_not_json_is_415() {
 }
 
 #[tokio::test]
+async fn a_body_declared_in_another_charset_than_utf_8_is_415() {
+    let svc = Service::new().await;
+    let body = serde_json::to_vec(&refund()).expect("serialisable");
+    for (content_type, charset) in [
+        ("application/json; charset=latin-1", "latin-1"),
+        ("application/json;charset=\"UTF-16\"", "UTF-16"),
+    ] {
+        let reply = svc
+            .send(request(
+                Method::POST,
+                "/api/v1/ingest",
+                Some(&svc.key),
+                Some(content_type),
+                Body::from(body.clone()),
+            ))
+            .await;
+        assert_error(
+            &reply,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            &format!("the body must be JSON in UTF-8; got charset `{charset}`"),
+        );
+    }
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[tokio::test]
+async fn two_authorization_headers_are_refused_whichever_comes_first() {
+    let svc = Service::new().await;
+    let body = serde_json::to_vec(&refund()).expect("serialisable");
+    for pair in [
+        [svc.key.as_str(), "ut_live_wrong"],
+        ["ut_live_wrong", svc.key.as_str()],
+    ] {
+        let mut req = request(
+            Method::POST,
+            "/api/v1/ingest",
+            None,
+            Some("application/json"),
+            Body::from(body.clone()),
+        );
+        for key in pair {
+            req.headers_mut().append(
+                header::AUTHORIZATION,
+                format!("Bearer {key}").parse().expect("a header value"),
+            );
+        }
+        let reply = svc.send(req).await;
+        assert_error(
+            &reply,
+            StatusCode::UNAUTHORIZED,
+            "UNAUTHORIZED",
+            "more than one Authorization header: send exactly one, \
+             `Authorization: Bearer ut_live_…`",
+        );
+    }
+    assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[tokio::test]
 async fn json_with_parameters_or_a_json_suffix_is_accepted() {
     let svc = Service::new().await;
     let body = serde_json::to_vec(&refund()).expect("serialisable");
     for content_type in [
         "application/json; charset=utf-8",
+        "application/json; charset=\"UTF8\"",
         "application/vnd.api+json",
     ] {
         let reply = svc

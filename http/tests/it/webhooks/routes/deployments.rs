@@ -94,8 +94,11 @@ async fn deploy_bodies_are_checked() {
             "deployed_at:",
         ),
         (json!({"deployed_at": ""}), "deployed_at:"),
-        (json!({"deployed_at": 1795000000}), "body:"),
-        (json!({"release": 7}), "body:"),
+        (
+            json!({"deployed_at": 1795000000}),
+            "deployed_at: invalid type",
+        ),
+        (json!({"release": 7}), "release: invalid type"),
         (
             json!({"release": long}),
             "release: must be at most 256 characters",
@@ -112,7 +115,10 @@ async fn deploy_bodies_are_checked() {
             json!({"description": "a\u{0}b"}),
             "description: must not contain NUL characters (U+0000)",
         ),
-        (json!({"release": "r1", "model": "x"}), "body:"),
+        (
+            json!({"release": "r1", "model": "x"}),
+            "model: unknown field `model`",
+        ),
         (json!(["r1"]), "body:"),
     ] {
         let reply = svc.post(path, Some(&body)).await;
