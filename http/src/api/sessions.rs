@@ -177,12 +177,14 @@ pub(super) async fn load(
         SessionKind::Ingest => "session",
         SessionKind::Drift => "drift session",
     };
-    if uuid::Uuid::parse_str(id).is_err() {
+    // Ids are stored as lowercase hyphenated UUIDs; a UUID is the same in capitals
+    // (RFC 9562 §4), so any spelling of it names the same session.
+    let Ok(id) = uuid::Uuid::parse_str(id) else {
         return Err(ApiError::not_found(what));
-    }
+    };
     state
         .store
-        .session(id, &caller.key.org_id)
+        .session(&id.hyphenated().to_string(), &caller.key.org_id)
         .await?
         .filter(|s| s.kind == kind)
         .ok_or_else(|| ApiError::not_found(what))

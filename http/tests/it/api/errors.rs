@@ -257,6 +257,19 @@ async fn an_unknown_or_malformed_session_id_is_404() {
 }
 
 #[tokio::test]
+async fn a_session_id_in_capitals_names_the_same_session() {
+    let svc = Service::new().await;
+    let id = svc.ingest(&refund()).await;
+    let lower = svc.get(&format!("/api/v1/intelligence/{id}")).await;
+    assert_eq!(lower.status, StatusCode::OK, "{lower:?}");
+    let upper = svc
+        .get(&format!("/api/v1/intelligence/{}", id.to_uppercase()))
+        .await;
+    assert_eq!(upper.status, StatusCode::OK, "{upper:?}");
+    assert_eq!(upper.json()["session_id"], json!(id));
+}
+
+#[tokio::test]
 async fn a_session_is_only_found_through_its_own_kind_of_route() {
     let svc = Service::new().await;
     let ingest = svc.ingest(&refund()).await;
