@@ -56,6 +56,7 @@ const VADER_TSV: &str = include_str!("../lexicons/vader_valence.tsv");
 const OPTIONS: Options = Options {
     allow_private_webhooks: false,
     unlimited: true,
+    repeated_keys: false,
 };
 
 const USAGE: &str =

@@ -319,12 +319,14 @@ pub fn outcome(kind: SessionKind, session_id: &str, body: &[u8]) -> Outcome {
             // periods; any other drift body is the request as posted.
             let result = match serde_json::from_slice::<HistoryDriftRequest>(body) {
                 Ok(history) => monitor::drift_history(&history),
-                Err(_) => match validate::drift_request_bytes(body) {
-                    Ok(request) => drift::drift(&request),
-                    Err(e) => {
-                        return Outcome::Failed(format!("the stored request is invalid: {e}"));
+                Err(_) => {
+                    match validate::drift_request_bytes_with(body, &validate::Options::STORED) {
+                        Ok(request) => drift::drift(&request),
+                        Err(e) => {
+                            return Outcome::Failed(format!("the stored request is invalid: {e}"));
+                        }
                     }
-                },
+                }
             };
             match (
                 serde_json::to_string(&result),

@@ -209,10 +209,12 @@ pub fn load_request(
 }
 
 /// Validation options for local scoring: no size or event-count limit, private webhook
-/// URLs allowed (nothing is sent from here).
+/// URLs allowed (nothing is sent from here); a key given twice is refused, as by the
+/// service.
 pub const LOCAL: Options = Options {
     unlimited: true,
     allow_private_webhooks: true,
+    repeated_keys: false,
 };
 
 /// Which result [`score_json`] returns.

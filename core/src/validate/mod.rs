@@ -5,6 +5,7 @@
 
 pub mod address;
 mod fields;
+mod json;
 
 pub use fields::type_name;
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
@@ -53,15 +54,21 @@ pub struct Options {
     /// Lift the API's event-count and body-size limits (local scoring from the CLI,
     /// where files of a million events are normal). Every per-event rule still applies.
     pub unlimited: bool,
+    /// Read an object that gives a key twice as its last value, as serde_json does,
+    /// instead of refusing the body. Only for what was accepted before repeated keys
+    /// were refused: a request stored then is still read.
+    pub repeated_keys: bool,
 }
 
 impl Options {
     /// For a request the server stored after checking it at ingest: the webhook URL
     /// rule does not matter any more (a server restarted with other settings still
-    /// reads what it acknowledged), the size limits still do.
+    /// reads what it acknowledged), the size limits still do, and a key given twice in
+    /// a request acknowledged before that was refused is read as before.
     pub const STORED: Options = Options {
         allow_private_webhooks: true,
         unlimited: false,
+        repeated_keys: true,
     };
 }
 
@@ -453,7 +460,12 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
     if text.trim().is_empty() {
         return Err(body_error("is empty; expected a JSON object".to_owned()));
     }
-    serde_json::from_str(text).map_err(|e| body_error(format!("is not valid JSON: {e}")))
+    let parsed = if options.repeated_keys {
+        serde_json::from_str(text)
+    } else {
+        json::from_str(text)
+    };
+    parsed.map_err(|e| body_error(format!("is not valid JSON: {e}")))
 }
 
 /// The body as text: within the size limit, UTF-8, without a leading byte order mark.
@@ -489,6 +501,11 @@ pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestReq
 /// Parses and validates a drift request from raw JSON bytes.
 pub fn drift_request_bytes(bytes: &[u8]) -> Result<DriftRequest> {
     drift(parse_body(bytes)?)
+}
+
+/// [`drift_request_bytes`] with options (a stored request: [`Options::STORED`]).
+pub fn drift_request_bytes_with(bytes: &[u8], options: &Options) -> Result<DriftRequest> {
+    drift(parse_body_with(bytes, options)?)
 }
 
 /// Builds an ingest request from JSON Lines, one event per non-blank line.
@@ -613,13 +630,13 @@ impl ExactSizeIterator for JsonLines<'_> {}
 /// [`Value`]: every field's value is parsed as one, so the same texts are accepted and
 /// the same errors reported.
 enum Line {
-    /// An object: the values of the [`EVENT_FIELDS`] by position (for a repeated key, the
-    /// last value, as in a [`Map`](serde_json::Map)), and the other keys in document order.
+    /// An object: the values of the [`EVENT_FIELDS`] by position, and the other keys in
+    /// document order (a key given twice is an error, as for any body: [`json`]).
     Object {
         /// The value of each of the [`EVENT_FIELDS`] present (boxed: a line is passed on
         /// by value several times, and moving a pointer beats copying six values).
         fields: Box<[Option<Value>; EVENT_FIELDS.len()]>,
-        /// Keys that are not event fields, each time they occur.
+        /// Keys that are not event fields.
         unknown: Vec<String>,
     },
     /// Any other JSON value.
@@ -632,12 +649,8 @@ fn line_event(c: &mut Collector, line: Line, path: Path<'_>) -> Option<Event> {
     match line {
         Line::Other(value) => event_from(c, value, path),
         Line::Object { fields, unknown } => {
-            if !unknown.is_empty() {
-                // A map keeps a repeated key once, where it first occurred.
-                let mut seen = HashSet::new();
-                for key in unknown.iter().filter(|key| seen.insert(key.as_str())) {
-                    unknown_field(c, path, key, &EVENT_FIELDS, event_hint);
-                }
+            for key in &unknown {
+                unknown_field(c, path, key, &EVENT_FIELDS, event_hint);
             }
             event_fields(c, *fields, path)
         }
@@ -687,20 +700,24 @@ impl<'de> Visitor<'de> for LineVisitor {
         Ok(Line::Other(Value::Null))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Line, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Line::Other(Value::Array(items)))
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Line, A::Error> {
+        json::Strict.visit_seq(seq).map(Line::Other)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Line, A::Error> {
         let mut fields = Box::new([const { None }; EVENT_FIELDS.len()]);
-        let mut unknown = Vec::new();
+        let mut unknown: Vec<String> = Vec::new();
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            let value: Value = map.next_value()?;
-            match EVENT_FIELDS.iter().position(|name| *name == key.0) {
+            let slot = EVENT_FIELDS.iter().position(|name| *name == key.0);
+            let given = match slot {
+                Some(i) => fields[i].is_some(),
+                None => unknown.iter().any(|k| *k == key.0),
+            };
+            if given {
+                return Err(json::repeated(&key.0));
+            }
+            let value: Value = map.next_value_seed(json::Strict)?;
+            match slot {
                 Some(i) => fields[i] = Some(value),
                 None => unknown.push(key.0.into_owned()),
             }

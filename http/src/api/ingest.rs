@@ -71,6 +71,7 @@ pub(super) async fn ingest(
     let options = validate::Options {
         allow_private_webhooks: state.config.allow_private_webhooks,
         unlimited: false,
+        repeated_keys: false,
     };
     let (checked, bytes) =
         check_off_runtime(bytes, move |b| validate::ingest_request_bytes(b, &options)).await?;

@@ -212,6 +212,7 @@ async fn check_url(state: &AppState, url: &str) -> Result<String, ApiError> {
     let options = validate::Options {
         allow_private_webhooks: state.config.allow_private_webhooks,
         unlimited: false,
+        repeated_keys: false,
     };
     let url = validate::webhook_url(url, &options).map_err(|e| {
         let message = e.to_string().replacen("webhook_url", "url", 1);

@@ -134,6 +134,7 @@ pub fn score_locally(args: &JsonObject) -> Result<Value, ToolError> {
     let options = undertone_core::validate::Options {
         allow_private_webhooks: false,
         unlimited: false,
+        repeated_keys: false,
     };
     let request = undertone_core::validate::ingest_request(&body, &options)
         .map_err(|e| ToolError(e.to_envelope()["error"].clone()))?;

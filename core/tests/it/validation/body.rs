@@ -41,3 +41,33 @@ fn over_16_mib() {
         "is 16777217 bytes; the limit is 16777216 bytes (16 MiB)"
     );
 }
+
+#[test]
+fn a_key_given_twice_is_refused_and_named() {
+    // Kept silently, the last value would win: this turn would be scored as empty.
+    let body = br#"{"deployment_id": "acme-bot", "events": [{"actor_id": "cust-1",
+        "content": "Where is my refund?", "content": "",
+        "timestamp": "2026-11-21T09:30:00Z"}]}"#;
+    assert_eq!(
+        body_error(body),
+        "is not valid JSON: the key \"content\" is given twice in one object at line 2 column 51"
+    );
+    // In metadata too, at any depth.
+    let body = br#"{"deployment_id": "a", "events": [{"actor_id": "c", "content": "hi",
+"timestamp": "2026-11-21T09:30:00Z", "metadata": {"plan": {"tier": 1, "tier": 2}}}]}"#;
+    assert_eq!(
+        body_error(body),
+        "is not valid JSON: the key \"tier\" is given twice in one object at line 2 column 76"
+    );
+}
+
+#[test]
+fn a_stored_request_with_a_key_given_twice_is_still_read_as_before() {
+    // Acknowledged before repeated keys were refused: the last value, as then.
+    let body = br#"{"deployment_id": "acme-bot", "events": [{"actor_id": "cust-1",
+        "content": "Where is my refund?", "content": "Still waiting.",
+        "timestamp": "2026-11-21T09:30:00Z"}]}"#;
+    let request = validate::ingest_request_bytes(body, &Options::STORED).expect("readable");
+    assert_eq!(request.events[0].content, "Still waiting.");
+    assert!(validate::ingest_request_bytes(body, &Options::default()).is_err());
+}

@@ -25,3 +25,35 @@ fn lines_become_events_and_bad_lines_are_named() {
     assert_eq!(req.events.len(), 2);
     assert_eq!(req.deployment_id, "acme");
 }
+
+#[test]
+fn a_key_given_twice_on_a_line_names_the_line() {
+    let twice = r#"{"actor_id": "cust-1", "content": "Where is my refund?", "timestamp": "2026-11-21T09:30:00Z", "content": ""}"#;
+    let unknown_twice = r#"{"actor_id": "cust-1", "content": "hi", "timestamp": "2026-11-21T09:30:00Z", "tier": 1, "tier": 2}"#;
+    let nested = r#"{"actor_id": "cust-1", "content": "hi", "timestamp": "2026-11-21T09:30:00Z", "metadata": {"a": 1, "a": 2}}"#;
+    let text = format!("{}\n{twice}\n{unknown_twice}\n{nested}\n", event());
+    let err = validate::ingest_request_json_lines(text.as_bytes(), "acme", &Options::default())
+        .expect_err("invalid");
+    let got: Vec<_> = err
+        .violations()
+        .iter()
+        .map(|v| (v.path.as_str(), v.message.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "events[1]",
+                "line 2 is not valid JSON: the key \"content\" is given twice in one object at line 1 column 103"
+            ),
+            (
+                "events[2]",
+                "line 3 is not valid JSON: the key \"tier\" is given twice in one object at line 1 column 94"
+            ),
+            (
+                "events[3]",
+                "line 4 is not valid JSON: the key \"a\" is given twice in one object at line 1 column 101"
+            ),
+        ]
+    );
+}

@@ -15,6 +15,7 @@ fn scored(request: &Value) -> score::SessionIntelligence {
     let options = validate::Options {
         allow_private_webhooks: true,
         unlimited: false,
+        repeated_keys: false,
     };
     let request = validate::ingest_request_bytes(&bytes, &options).expect("valid request");
     score::score(&request)

@@ -384,6 +384,7 @@ fn score(body: &Value) -> (IngestRequest, SessionIntelligence) {
     let options = Options {
         allow_private_webhooks: true,
         unlimited: false,
+        repeated_keys: false,
     };
     let request =
         validate::ingest_request_bytes(&serde_json::to_vec(body).expect("serialisable"), &options)

@@ -1,0 +1,168 @@
+//! JSON as the input contract reads it: serde_json's [`Value`], except that an object
+//! may give each key once.
+//!
+//! RFC 8259 §4 leaves an object with a repeated key to the reader, and readers differ.
+//! serde_json keeps the last value, so `{"content": "refund", "content": ""}` would be
+//! scored as an empty turn and nobody told. Undertone refuses such a body and names the
+//! key. Everything else is parsed exactly as serde_json parses a `Value`: the same
+//! texts are accepted and the same values built, which a test holds it to.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
+use serde_json::{Map, Number, Value};
+
+/// Parses `text` as one JSON value (surrounding whitespace allowed), refusing an object
+/// that gives a key twice.
+pub(super) fn from_str(text: &str) -> serde_json::Result<Value> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let value = Strict.deserialize(&mut reader)?;
+    reader.end()?;
+    Ok(value)
+}
+
+/// The error of a key given twice in one object.
+pub(super) fn repeated<E: de::Error>(key: &str) -> E {
+    E::custom(format_args!("the key {key:?} is given twice in one object"))
+}
+
+/// Reads one JSON value as serde_json's own visitor for [`Value`] does, objects checked
+/// for repeated keys at every depth.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Strict;
+
+impl<'de> DeserializeSeed<'de> for Strict {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::Number(n.into()))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        Strict.deserialize(deserializer)
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(Strict)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            // One lookup: the key's slot is found before its value is read.
+            match object.entry(key) {
+                Entry::Occupied(given) => return Err(repeated(given.key())),
+                Entry::Vacant(slot) => {
+                    slot.insert(map.next_value_seed(Strict)?);
+                }
+            }
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_what_serde_json_parses_into_the_same_values() {
+        let texts = [
+            r#"{"a": 1, "b": [true, null, -2, 3.5, 1e300, 18446744073709551615], "c": {"d": "\u00e9\ud83d\ude00"}}"#,
+            " [1, -0, 0.1, \"x\"] ",
+            "\"plain\"",
+            "12345678901234567890123",
+            "-9223372036854775808",
+            "{}",
+            "[]",
+            "null",
+            r#"{"Key": 1, "key": 2, "k\u0065y2": 3}"#,
+        ];
+        for text in texts {
+            let expected: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(from_str(text).unwrap(), expected, "{text}");
+        }
+        // Every JSON file of the examples and the shared test vectors.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = 0;
+        for dir in ["examples", "tests/vectors", "tests/vectors/invalid"] {
+            for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    let expected: Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(from_str(&text).unwrap(), expected, "{}", path.display());
+                    files += 1;
+                }
+            }
+        }
+        assert!(files >= 20, "{files} files read");
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", "1 2", "nan", "{\"a\": 1}}"] {
+            let expected = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
+            assert_eq!(from_str(bad).unwrap_err().to_string(), expected, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_at_any_depth_and_named() {
+        // The column is where the repeated key ends.
+        for (text, key, column) in [
+            (r#"{"content": "refund", "content": ""}"#, "content", 31),
+            (r#"{"m": {"tier": 1, "x": 2, "tier": 3}}"#, "tier", 32),
+            (r#"[{"a": 1}, {"b": 1, "b": 1}]"#, "b", 23),
+            // Escapes are read first: these are the same key.
+            (r#"{"a": 1, "\u0061": 2}"#, "a", 17),
+        ] {
+            assert_eq!(
+                from_str(text).unwrap_err().to_string(),
+                format!("the key {key:?} is given twice in one object at line 1 column {column}"),
+                "{text}"
+            );
+        }
+    }
+}
