@@ -17,7 +17,7 @@ use std::fmt;
 use std::net::IpAddr;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Number, Value};
+use serde_json::Value;
 use url::{Host, Url};
 
 use crate::error::{Error, Result, Violation};
@@ -500,7 +500,7 @@ pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestReq
 
 /// Parses and validates a drift request from raw JSON bytes.
 pub fn drift_request_bytes(bytes: &[u8]) -> Result<DriftRequest> {
-    drift(parse_body(bytes)?)
+    drift_request_bytes_with(bytes, &Options::default())
 }
 
 /// [`drift_request_bytes`] with options (a stored request: [`Options::STORED`]).
@@ -627,8 +627,8 @@ impl ExactSizeIterator for JsonLines<'_> {}
 ///
 /// An object is sorted into the event's fields as it is parsed, which spares building a
 /// map of it only to take it apart again. Everything else about parsing is as for a
-/// [`Value`]: every field's value is parsed as one, so the same texts are accepted and
-/// the same errors reported.
+/// request body ([`json`]): every field's value is parsed as one, so the same texts are
+/// accepted and the same errors reported.
 enum Line {
     /// An object: the values of the [`EVENT_FIELDS`] by position, and the other keys in
     /// document order (a key given twice is an error, as for any body: [`json`]).
@@ -674,30 +674,30 @@ impl<'de> Visitor<'de> for LineVisitor {
         f.write_str("any valid JSON value")
     }
 
-    fn visit_bool<E>(self, b: bool) -> std::result::Result<Line, E> {
-        Ok(Line::Other(Value::Bool(b)))
+    // Anything but an object is read as `json::Strict` reads it.
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> std::result::Result<Line, E> {
+        json::Strict.visit_bool(b).map(Line::Other)
     }
 
-    fn visit_i64<E>(self, n: i64) -> std::result::Result<Line, E> {
-        Ok(Line::Other(Value::Number(n.into())))
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<Line, E> {
+        json::Strict.visit_i64(n).map(Line::Other)
     }
 
-    fn visit_u64<E>(self, n: u64) -> std::result::Result<Line, E> {
-        Ok(Line::Other(Value::Number(n.into())))
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<Line, E> {
+        json::Strict.visit_u64(n).map(Line::Other)
     }
 
-    fn visit_f64<E>(self, n: f64) -> std::result::Result<Line, E> {
-        Ok(Line::Other(
-            Number::from_f64(n).map_or(Value::Null, Value::Number),
-        ))
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<Line, E> {
+        json::Strict.visit_f64(n).map(Line::Other)
     }
 
-    fn visit_str<E>(self, s: &str) -> std::result::Result<Line, E> {
-        Ok(Line::Other(Value::String(s.to_owned())))
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<Line, E> {
+        json::Strict.visit_str(s).map(Line::Other)
     }
 
-    fn visit_unit<E>(self) -> std::result::Result<Line, E> {
-        Ok(Line::Other(Value::Null))
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Line, E> {
+        json::Strict.visit_unit().map(Line::Other)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Line, A::Error> {

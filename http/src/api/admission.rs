@@ -52,7 +52,7 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
         *request.method(),
         Method::POST | Method::PUT | Method::PATCH
     );
-    let _body = if has_body {
+    let (_body, request) = if has_body {
         let declared = request
             .headers()
             .get(header::CONTENT_LENGTH)
@@ -66,27 +66,20 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
         // when nothing else is being read.
         let kib = declared.div_ceil(1024).clamp(1, a.max_body_kib);
         let kib = u32::try_from(kib).unwrap_or(u32::MAX);
-        match a.body_kib.clone().try_acquire_many_owned(kib) {
-            Ok(permit) => Some(permit),
-            Err(_) => {
-                return shed(
-                    "body_bytes",
-                    format!(
-                        "the server is reading as many request bodies as it may ({} MiB at once); \
+        let Ok(permit) = a.body_kib.clone().try_acquire_many_owned(kib) else {
+            return shed(
+                "body_bytes",
+                format!(
+                    "the server is reading as many request bodies as it may ({} MiB at once); \
                      retry after {RETRY_AFTER} s",
-                        a.max_body_kib / 1024
-                    ),
-                );
-            }
-        }
-    } else {
-        None
-    };
-    let request = if has_body {
+                    a.max_body_kib / 1024
+                ),
+            );
+        };
         let grace = state.config.body_read_timeout;
-        request.map(|body| paced(body, grace))
+        (Some(permit), request.map(|body| paced(body, grace)))
     } else {
-        request
+        (None, request)
     };
     next.run(request).await
 }

@@ -2,9 +2,9 @@
 
 use super::*;
 
-#[test]
-fn lines_become_events_and_bad_lines_are_named() {
-    let text = format!("{}\n\nnot json\n{}\n", event(), event());
+/// Asserts that `text`, read as JSON Lines, is refused with exactly the violations
+/// `expected` (path, message).
+fn assert_line_violations(text: &str, expected: &[(&str, &str)]) {
     let err = validate::ingest_request_json_lines(text.as_bytes(), "acme", &Options::default())
         .expect_err("invalid");
     let got: Vec<_> = err
@@ -12,12 +12,18 @@ fn lines_become_events_and_bad_lines_are_named() {
         .iter()
         .map(|v| (v.path.as_str(), v.message.as_str()))
         .collect();
-    assert_eq!(
-        got,
-        vec![(
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn lines_become_events_and_bad_lines_are_named() {
+    let text = format!("{}\n\nnot json\n{}\n", event(), event());
+    assert_line_violations(
+        &text,
+        &[(
             "events[1]",
-            "line 3 is not valid JSON: expected ident at line 1 column 2"
-        )]
+            "line 3 is not valid JSON: expected ident at line 1 column 2",
+        )],
     );
     let ok = format!("{}\n{}", event(), event());
     let req = validate::ingest_request_json_lines(ok.as_bytes(), "acme", &Options::default())
@@ -32,28 +38,21 @@ fn a_key_given_twice_on_a_line_names_the_line() {
     let unknown_twice = r#"{"actor_id": "cust-1", "content": "hi", "timestamp": "2026-11-21T09:30:00Z", "tier": 1, "tier": 2}"#;
     let nested = r#"{"actor_id": "cust-1", "content": "hi", "timestamp": "2026-11-21T09:30:00Z", "metadata": {"a": 1, "a": 2}}"#;
     let text = format!("{}\n{twice}\n{unknown_twice}\n{nested}\n", event());
-    let err = validate::ingest_request_json_lines(text.as_bytes(), "acme", &Options::default())
-        .expect_err("invalid");
-    let got: Vec<_> = err
-        .violations()
-        .iter()
-        .map(|v| (v.path.as_str(), v.message.as_str()))
-        .collect();
-    assert_eq!(
-        got,
-        vec![
+    assert_line_violations(
+        &text,
+        &[
             (
                 "events[1]",
-                "line 2 is not valid JSON: the key \"content\" is given twice in one object at line 1 column 103"
+                "line 2 is not valid JSON: the key \"content\" is given twice in one object at line 1 column 103",
             ),
             (
                 "events[2]",
-                "line 3 is not valid JSON: the key \"tier\" is given twice in one object at line 1 column 94"
+                "line 3 is not valid JSON: the key \"tier\" is given twice in one object at line 1 column 94",
             ),
             (
                 "events[3]",
-                "line 4 is not valid JSON: the key \"a\" is given twice in one object at line 1 column 101"
+                "line 4 is not valid JSON: the key \"a\" is given twice in one object at line 1 column 101",
             ),
-        ]
+        ],
     );
 }
