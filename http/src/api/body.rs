@@ -4,6 +4,8 @@
 //! parser of a body's time fields.
 
 use axum::body::Bytes;
+use axum::extract::path::ErrorKind;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header;
 use axum::http::request::Parts;
@@ -139,12 +141,21 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for PathPar
         Path::<T>::from_request_parts(parts, state)
             .await
             .map(|Path(v)| PathParam(v))
-            .map_err(|e| {
-                ApiError::new(
-                    Code::NotFound,
-                    format!("no such resource: {}", e.body_text()),
-                )
-            })
+            .map_err(|e| ApiError::new(Code::NotFound, unreadable_path(&e)))
+    }
+}
+
+/// Why a path parameter could not be read, in the API's words (every parameter is
+/// text, so what can go wrong is its percent-encoding).
+fn unreadable_path(e: &PathRejection) -> String {
+    match e {
+        PathRejection::FailedToDeserializePathParams(e) => match e.kind() {
+            ErrorKind::InvalidUtf8InPathParam { key } => format!(
+                "no such resource: the path segment `{key}` is not UTF-8 once percent-decoded"
+            ),
+            _ => "no such resource: a path segment could not be read".to_owned(),
+        },
+        _ => "no such resource".to_owned(),
     }
 }
 

@@ -253,6 +253,25 @@ async fn an_unknown_or_malformed_session_id_is_404() {
 }
 
 #[tokio::test]
+async fn a_path_segment_that_is_not_utf_8_is_404_in_the_apis_words() {
+    let svc = Service::new().await;
+    for (path, key) in [
+        ("/api/v1/intelligence/%ff", "session_id"),
+        ("/api/v1/deployments/a%c3%28/history", "deployment_id"),
+    ] {
+        let reply = svc.get(path).await;
+        assert_error(
+            &reply,
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            &format!(
+                "no such resource: the path segment `{key}` is not UTF-8 once percent-decoded"
+            ),
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_session_id_in_capitals_names_the_same_session() {
     let svc = Service::new().await;
     let id = svc.ingest(&refund()).await;
