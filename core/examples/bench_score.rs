@@ -17,6 +17,10 @@
 //! - **parse**: validation into an `IngestRequest` (the JSON Lines path of the CLI).
 //! - **score**: `score(&request)`, and score plus `serde_json::to_string` of the result.
 //! - **end-to-end**: parse and score together.
+//! - **parse+read**: parse, then only the reading of every turn in context
+//!   (`score::context::conversation_signals`: text, phrases, lexicon, both learned
+//!   models, repetition), without the six dimensions, evidence or results: what
+//!   end-to-end could reach if everything after the reading cost nothing.
 //!
 //! Then score only on a pool of `--threads` threads (default: every core).
 //!
@@ -32,9 +36,9 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
-use undertone_core::IngestRequest;
-use undertone_core::score::score;
+use undertone_core::score::{context, score};
 use undertone_core::validate::{self, Options};
+use undertone_core::{IngestRequest, assemble};
 
 /// The allocator of the `undertone` binary, so the figures are the CLI's.
 #[global_allocator]
@@ -142,6 +146,8 @@ fn throughput(path: &str, threads: Option<usize>) -> Result<(), Failure> {
     let (e2e_t, _) =
         one.install(|| best(|| parse(&bytes).map(|r| score(&r).intelligence.human_turn_count)));
     show("undertone parse+score", e2e_t);
+    let (read_t, _) = one.install(|| best(|| parse(&bytes).map(|r| read(&r))));
+    show("undertone parse+read", read_t);
     let ratio = rate(e2e_t) / rate(floor_t);
     println!(
         "  undertone/floor (parse+score vs parse+lookup): {:.1}%",
@@ -168,6 +174,7 @@ fn throughput(path: &str, threads: Option<usize>) -> Result<(), Failure> {
         ("score_ser_turns_per_s", rate(ser_t)),
         ("e2e_turns_per_s", rate(e2e_t)),
         ("e2e_over_floor", ratio),
+        ("read_turns_per_s", rate(read_t)),
         ("threads", threads as f64),
         ("multi_score_turns_per_s", rate(multi_t)),
     ];
@@ -226,6 +233,17 @@ fn status_kb(field: &str) -> Result<u64, Failure> {
 
 fn parse(bytes: &[u8]) -> Result<IngestRequest, undertone_core::Error> {
     validate::ingest_request_json_lines(bytes, DEPLOYMENT, &OPTIONS)
+}
+
+/// The reading stage alone: every conversation's turns read in context, the signals
+/// dropped. Returns the number of human turns read.
+fn read(request: &IngestRequest) -> usize {
+    let assembly = assemble(&request.events, Some(&request.deployment_id));
+    assembly
+        .conversations
+        .iter()
+        .map(|c| black_box(context::conversation_signals(c, |_| {})).len())
+        .sum()
 }
 
 /// The floor's table: token → valence, from the scorer's VADER lexicon.
