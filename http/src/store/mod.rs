@@ -32,6 +32,7 @@ mod jobs;
 mod keys;
 mod reports;
 mod retention;
+mod sessions;
 mod webhooks;
 
 use std::sync::Arc;
@@ -46,13 +47,11 @@ pub use deliveries::{
 };
 pub use deploys::{DeployRecord, MAX_DEPLOYS_PER_DEPLOYMENT, Measured, NewDeploy};
 pub use history::Effects;
-pub use jobs::{
-    Enqueued, Job, LostJob, NewSession, Outcome, QueueLimit, Reaped, SessionKind, SessionRecord,
-    SessionStatus,
-};
+pub use jobs::{Enqueued, Job, LostJob, NewSession, Outcome, QueueLimit, Reaped};
 pub use keys::{KeyRecord, Scope};
 pub use reports::ReportRecord;
 pub use retention::Purged;
+pub use sessions::{SessionKind, SessionRecord, SessionStatus};
 pub use webhooks::{Disabled, WebhookRecord};
 
 /// The database URL used when none is given: a file in the working directory.
