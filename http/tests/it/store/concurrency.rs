@@ -17,9 +17,9 @@ use undertone_http::store::{
     SessionStatus, Store, Targets,
 };
 
+use super::deliveries::{ANOMALY, anomaly, claim_all};
 use super::history::{UHR, report};
 use super::queue::complete;
-use super::webhooks::{ANOMALY, anomaly, claim_all};
 use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
 
 /// `T0` in unix seconds, the `now` of the rate-limit checks.

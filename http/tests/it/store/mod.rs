@@ -9,7 +9,9 @@
 //! Times are whole milliseconds (both stores keep times to the millisecond) from a
 //! fixed instant, so stored values can be compared with `==`.
 
+mod claims;
 mod concurrency;
+mod deliveries;
 mod history;
 mod keys_limits;
 mod queue;
@@ -198,21 +200,21 @@ conformance! {
     queue::a_full_queue_writes_and_counts_nothing,
     queue::a_rate_limited_enqueue_writes_and_counts_nothing,
     queue::a_key_holds_at_most_its_share_of_the_queue,
-    queue::claim_leases_the_oldest_job,
-    queue::finish_completes_the_session_and_removes_its_job,
-    queue::finish_records_a_failure,
-    queue::a_stale_finish_writes_nothing,
-    queue::release_gives_the_job_back_uncounted,
-    queue::a_renewed_lease_keeps_the_job_claimed,
-    queue::expired_leases_requeue_then_fail,
+    claims::claim_leases_the_oldest_job,
+    claims::finish_completes_the_session_and_removes_its_job,
+    claims::finish_records_a_failure,
+    claims::a_stale_finish_writes_nothing,
+    claims::release_gives_the_job_back_uncounted,
+    claims::a_renewed_lease_keeps_the_job_claimed,
+    claims::expired_leases_requeue_then_fail,
     webhooks::webhooks_are_created_listed_and_deleted,
-    webhooks::emit_queues_one_delivery_per_target_once,
+    deliveries::emit_queues_one_delivery_per_target_once,
     webhooks::revoking_a_key_stops_its_endpoints_at_once,
     webhooks::an_endpoint_failing_long_enough_is_disabled,
-    webhooks::delivery_claims_are_fair_across_endpoints,
-    webhooks::claimed_deliveries_are_leased,
-    webhooks::finishing_a_delivery_records_the_attempt,
-    webhooks::deliveries_page_newest_first,
+    deliveries::delivery_claims_are_fair_across_endpoints,
+    deliveries::claimed_deliveries_are_leased,
+    deliveries::finishing_a_delivery_records_the_attempt,
+    deliveries::deliveries_page_newest_first,
     history::finish_writes_history_deploys_and_events,
     history::history_and_active_deployments_cover_half_open_ranges,
     history::create_deploy_keeps_the_first_record,
