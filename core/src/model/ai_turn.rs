@@ -89,11 +89,12 @@ pub fn failure(
     // One lookup per n-gram: the sum, and the AI n-gram that pushed most.
     let mut best = (0.0f32, None);
     for g in ai {
-        if let Some(row) = model.row(g.bucket) {
-            push += f64::from(row[0]) * ai_value;
-            if row[0] > best.0 {
-                best = (row[0], Some(*g));
-            }
+        // Zeros for a bucket the model has no weight for: they add nothing and never
+        // beat `best`, which starts at 0.
+        let w = model.weights(g.bucket)[0];
+        push += f64::from(w) * ai_value;
+        if w > best.0 {
+            best = (w, Some(*g));
         }
     }
     for g in question {

@@ -29,9 +29,11 @@ pub struct Linear {
     platt: [(f64, f64); MAX_HEADS],
     /// Dense weights, `[feature][head]`, in the order of the code's feature names.
     dense: Vec<[f64; MAX_HEADS]>,
-    /// Per bucket: 0 when the model has no weight for it, else the row in `rows` + 1.
+    /// Per bucket: its row in `rows`; 0, the row of zeros, when the model has no weight
+    /// for it. Every bucket has a row, so reading one takes no branch (whether a word
+    /// is in the model is as good as random to the processor).
     index: Vec<u32>,
-    /// Bucket weights, one row per kept bucket.
+    /// Bucket weights: a row of zeros, then one row per kept bucket.
     rows: Vec<[f32; MAX_HEADS]>,
 }
 
@@ -63,7 +65,7 @@ impl Linear {
             platt: [(1.0, 0.0); MAX_HEADS],
             dense: vec![[0.0; MAX_HEADS]; dense_names.len()],
             index: vec![0; BUCKETS],
-            rows: Vec::new(),
+            rows: vec![[0.0; MAX_HEADS]],
         };
         let mut seen_dense = vec![false; dense_names.len()];
         let (mut platt_a, mut platt_b) = (false, false);
@@ -154,8 +156,8 @@ impl Linear {
                     for (r, v) in row.iter_mut().zip(w) {
                         *r = v as f32;
                     }
-                    model.rows.push(row);
                     model.index[b] = model.rows.len() as u32;
+                    model.rows.push(row);
                 }
                 _ => return Err(err(n, format!("unknown line kind `{kind}`"))),
             }
@@ -185,7 +187,7 @@ impl Linear {
 
     /// Number of buckets with weights.
     pub fn kept_buckets(&self) -> usize {
-        self.rows.len()
+        self.rows.len() - 1
     }
 
     /// The dense features' push of each head.
@@ -205,17 +207,21 @@ impl Linear {
     /// The weights of one bucket, one per head (`None` when the model has none).
     pub fn row(&self, bucket: u32) -> Option<&[f32; MAX_HEADS]> {
         match self.index.get(bucket as usize) {
-            Some(&r) if r != 0 => self.rows.get(r as usize - 1),
+            Some(&r) if r != 0 => Some(&self.rows[r as usize]),
             _ => None,
         }
     }
 
+    /// The weights of one bucket, one per head: zeros when the model has none.
+    pub fn weights(&self, bucket: u32) -> &[f32; MAX_HEADS] {
+        // A bucket out of range (never one `grams` makes) reads the row of zeros.
+        let r = self.index.get(bucket as usize).copied().unwrap_or(0);
+        &self.rows[r as usize]
+    }
+
     /// The weight of one n-gram's bucket for `head` (0 when the model has none).
     pub fn gram_weight(&self, bucket: u32, head: usize) -> f64 {
-        match self.index.get(bucket as usize) {
-            Some(&r) if r != 0 => f64::from(self.rows[r as usize - 1][head]),
-            _ => 0.0,
-        }
+        f64::from(self.weights(bucket)[head])
     }
 
     /// The weight of dense feature `i` for `head`.
@@ -259,6 +265,9 @@ mod tests {
             Some(vec![2.0, -1.0])
         );
         assert_eq!(m.row(8), None);
+        assert_eq!(m.weights(7)[..2], [2.0, -1.0]);
+        assert_eq!(*m.weights(8), [0.0; MAX_HEADS]);
+        assert_eq!(*m.weights(u32::MAX), [0.0; MAX_HEADS]);
         assert_eq!(m.gram_weight(7, 1), -1.0);
         assert_eq!(m.gram_weight(8, 0), 0.0);
         assert!((m.probability(1, 1.0) - sigmoid(2.0 - 1.0)).abs() < 1e-12);

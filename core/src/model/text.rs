@@ -125,28 +125,20 @@ pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f6
     const H: usize = Head::ALL.len();
     let mut push = model.dense_push(dense);
     // One pass over the n-grams: each bucket's row is looked up once, for the sums and
-    // for the two n-grams that pushed each head up most.
-    let mut best = [[(0.0f32, 0u32); 2]; H];
+    // for the two n-grams that pushed each head up most. Those are kept as integer keys
+    // (below) compared with `max` and `min`, which take no branch: whether a weight
+    // beats the best so far is as good as random to the processor.
+    let mut best = [[0u64; 2]; H];
     for (k, g) in grams.iter().enumerate() {
-        let Some(row) = model.row(g.bucket) else {
-            continue;
-        };
+        // A bucket the model has no weight for reads zeros, which add nothing and never
+        // rank among the strongest (those must push up).
+        let row = model.weights(g.bucket);
         for h in 0..H {
             let w = row[h];
             push[h] += f64::from(w) * value;
-            // The two strongest so far, updated by selection rather than by branches
-            // (whether a weight beats them is as good as random to the processor).
+            let key = strength_key(w, k);
             let [first, second] = best[h];
-            let (above_first, above_second) = (w > first.0, w > second.0);
-            let this = (w, k as u32);
-            best[h][1] = if above_first {
-                first
-            } else if above_second {
-                this
-            } else {
-                second
-            };
-            best[h][0] = if above_first { this } else { first };
+            best[h] = [first.max(key), second.max(first.min(key))];
         }
     }
     let mut r = Reading::default();
@@ -154,9 +146,9 @@ pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f6
     for h in Head::ALL {
         let k = h.index();
         r.p[k] = model.probability(k, bias[k] + push[k]);
-        for (slot, &(w, at)) in r.top[k].iter_mut().zip(&best[k]) {
-            if w > 0.0 {
-                let g = grams[at as usize];
+        for (slot, &key) in r.top[k].iter_mut().zip(&best[k]) {
+            if key != 0 {
+                let g = grams[(!key as u32) as usize];
                 *slot = (
                     text.spans[g.first as usize].0,
                     text.spans[g.last as usize].1,
@@ -168,6 +160,14 @@ pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f6
         }
     }
     r
+}
+
+/// The rank of n-gram `k` pushing a head up by weight `w`: ordered as the weights are
+/// (the bits of a positive float order as its value), the earlier n-gram first among
+/// equal weights, and 0 when `w` does not push up at all.
+fn strength_key(w: f32, k: usize) -> u64 {
+    let key = (u64::from(w.to_bits()) << 32) | u64::from(!(k as u32));
+    key & 0u64.wrapping_sub(u64::from(w > 0.0))
 }
 
 /// Reads one text on its own (no conversation around it) with the compiled-in model:
@@ -183,3 +183,26 @@ pub fn read_text(text: &str) -> Reading {
 
 /// Most heads any model may have, checked against this model's heads when it loads.
 pub const _HEADS_FIT: () = assert!(Head::ALL.len() <= MAX_HEADS);
+
+#[cfg(test)]
+mod tests {
+    use super::strength_key;
+
+    #[test]
+    fn strength_keys_order_as_the_weights_then_the_earlier_n_gram() {
+        // Larger weights rank higher, whatever their position.
+        assert!(strength_key(0.5, 9) > strength_key(0.25, 0));
+        assert!(strength_key(3.0e-7, 0) > strength_key(1.0e-7, 0));
+        // Among equal weights the earlier n-gram ranks higher.
+        assert!(strength_key(0.5, 1) > strength_key(0.5, 2));
+        // A weight that does not push up never ranks.
+        for w in [0.0, -0.0, -0.5, f32::NEG_INFINITY] {
+            assert_eq!(strength_key(w, 3), 0, "{w}");
+        }
+        assert!(strength_key(f32::MIN_POSITIVE, u32::MAX as usize) > 0);
+        // The n-gram comes back from its key.
+        let key = strength_key(0.75, 41);
+        assert_eq!(!(key as u32), 41);
+        assert_eq!(f32::from_bits((key >> 32) as u32), 0.75);
+    }
+}
