@@ -7,22 +7,21 @@
 
 use std::sync::LazyLock;
 
-use rustc_hash::FxHashSet;
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::text::{Text, packed, packed_in};
+use super::text::{ShortWords, Text, packed_in};
 
 const STOPWORDS_TXT: &str = include_str!("../../lexicons/stopwords.txt");
 
 /// The stop words, each packed into one integer ([`packed`]): every one is at most
 /// eight bytes long (checked in a test), so a longer word is never one.
-static STOPWORDS: LazyLock<FxHashSet<u64>> = LazyLock::new(|| {
-    STOPWORDS_TXT
+static STOPWORDS: LazyLock<ShortWords> = LazyLock::new(|| {
+    let words: Vec<&str> = STOPWORDS_TXT
         .lines()
         .filter(|l| !l.starts_with('#'))
         .flat_map(str::split_whitespace)
-        .filter_map(|w| packed(w.as_bytes()))
-        .collect()
+        .collect();
+    ShortWords::new(&words).expect("lexicons/stopwords.txt: at most 256 words of 1 to 8 bytes")
 });
 
 /// The hash of the stem `text[start..end]`: the packed stem, mixed (an invertible mix,
@@ -64,20 +63,24 @@ impl Bag {
         let stop = &*STOPWORDS;
         let lower = text.lower.as_bytes();
         let v = &mut self.stems;
+        // Every word's stem is written; the count only moves past a content word. So
+        // whether a word is a function word, as good as random to the processor, is
+        // never a branch.
         v.clear();
+        v.resize(text.spans.len(), 0);
+        let mut kept = 0;
         for &(s, e) in &text.spans {
             let (s, e) = (s as usize, e as usize);
             let w = &lower[s..e];
             // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
-            if w.len() == 1 && w[0].is_ascii_alphabetic()
-                || packed_in(lower, s, e).is_some_and(|x| stop.contains(&x))
-            {
-                continue;
-            }
+            let function_word =
+                (w.len() == 1) & w[0].is_ascii_alphabetic() | stop.contains_in(lower, s, e);
             // The stem is a prefix of the word, so of the text.
-            v.push(stem_hash(lower, s, s + stem(w).len()));
+            v[kept] = stem_hash(lower, s, s + stem_len(lower, s, e));
+            kept += usize::from(!function_word);
         }
-        v.sort_unstable();
+        v.truncate(kept);
+        sort_stems(v);
         v.dedup();
         self.signature = v.iter().fold(0, |sig, &h| sig | bit(h));
     }
@@ -142,21 +145,130 @@ impl Bag {
 }
 
 /// Strips a few English suffixes so "refunds", "refunded" and "refunding" meet.
-fn stem(w: &[u8]) -> &[u8] {
-    let w = w.strip_suffix(b"'s").unwrap_or(w);
-    for suffix in [&b"ing"[..], b"ed", b"es", b"s", b"ly"] {
-        if let Some(s) = w.strip_suffix(suffix)
-            && s.len() >= 4
-        {
-            return s;
-        }
+/// Sorts a turn's stem hashes. A turn has a few dozen at most: up to 32 go through a
+/// sorting network (Batcher's odd–even merge sort), whose comparisons are `min` and
+/// `max` in an order fixed in advance, so no branch depends on the values; more go to
+/// the standard sort.
+fn sort_stems(v: &mut [u64]) {
+    if v.len() <= 16 {
+        network_sort::<16>(v, &NETWORK_16);
+    } else if v.len() <= 32 {
+        network_sort::<32>(v, &NETWORK_32);
+    } else {
+        v.sort_unstable();
     }
-    w
+}
+
+/// The comparisons of Batcher's odd–even merge sort of 16 values.
+static NETWORK_16: [(u8, u8); comparisons(16)] = network(16);
+/// The comparisons of Batcher's odd–even merge sort of 32 values.
+static NETWORK_32: [(u8, u8); comparisons(32)] = network(32);
+
+/// Sorts `v` (at most `N` values) with `network` over `N` slots, the unused ones
+/// holding `u64::MAX` so that they sort last.
+fn network_sort<const N: usize>(v: &mut [u64], network: &[(u8, u8)]) {
+    let mut x = [u64::MAX; N];
+    x[..v.len()].copy_from_slice(v);
+    for &(i, j) in network {
+        let (a, b) = (x[usize::from(i)], x[usize::from(j)]);
+        x[usize::from(i)] = a.min(b);
+        x[usize::from(j)] = a.max(b);
+    }
+    let n = v.len();
+    v.copy_from_slice(&x[..n]);
+}
+
+/// Writes the comparisons of Batcher's odd–even merge sort of `n` values (`n` a power
+/// of two), in order, into `out` (as many as fit); returns how many there are.
+const fn batcher<const M: usize>(n: usize, out: &mut [(u8, u8); M]) -> usize {
+    let mut count = 0;
+    let mut p = 1;
+    while p < n {
+        let mut k = p;
+        while k >= 1 {
+            let mut j = k % p;
+            while j + k < n {
+                let mut i = 0;
+                while i < k && i + j + k < n {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        if count < M {
+                            out[count] = ((i + j) as u8, (i + j + k) as u8);
+                        }
+                        count += 1;
+                    }
+                    i += 1;
+                }
+                j += 2 * k;
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    count
+}
+
+/// Number of comparisons in Batcher's odd–even merge sort of `n` values.
+const fn comparisons(n: usize) -> usize {
+    batcher::<0>(n, &mut [])
+}
+
+/// The comparisons of Batcher's odd–even merge sort of `n` values.
+const fn network<const M: usize>(n: usize) -> [(u8, u8); M] {
+    let mut out = [(0, 0); M];
+    batcher(n, &mut out);
+    out
+}
+
+/// The suffixes a stem drops, each as [`last_bytes`] packs it with its length, in the
+/// order they are tried.
+const SUFFIXES: [(u64, usize); 5] = [
+    (last_bytes(b"ing"), 3),
+    (last_bytes(b"ed"), 2),
+    (last_bytes(b"es"), 2),
+    (last_bytes(b"s"), 1),
+    (last_bytes(b"ly"), 2),
+];
+
+/// Up to the last eight bytes of `s`, the last one lowest.
+const fn last_bytes(s: &[u8]) -> u64 {
+    let mut x = 0u64;
+    let mut i = s.len().saturating_sub(8);
+    while i < s.len() {
+        x = (x << 8) | s[i] as u64;
+        i += 1;
+    }
+    x
+}
+
+/// The length of the stem of the word `text[start..end]`: a possessive `'s` dropped,
+/// then the first of `ing`, `ed`, `es`, `s`, `ly` that ends it, if at least four
+/// bytes are left. Worked out from the word's last bytes, read in one load, with
+/// comparisons and selections only: which suffix a word has is as good as random to
+/// the processor.
+fn stem_len(text: &[u8], start: usize, end: usize) -> usize {
+    let n = end - start;
+    let tail = match text.get(end.wrapping_sub(8)..end) {
+        Some(eight) if end >= 8 => u64::from_be_bytes(eight.try_into().unwrap_or([0; 8])),
+        _ => last_bytes(&text[..end]),
+    };
+    // Only the word's own bytes.
+    let tail = tail & u64::MAX.checked_shr(64 - 8 * n.min(8) as u32).unwrap_or(0);
+    let possessive = (n >= 2) & (tail & 0xffff == last_bytes(b"'s"));
+    let n = n - 2 * usize::from(possessive);
+    let tail = if possessive { tail >> 16 } else { tail };
+    // The first suffix that applies wins: tried last to first, each overriding.
+    let mut cut = 0;
+    for &(suffix, len) in SUFFIXES.iter().rev() {
+        let applies = (n >= len + 4) & (tail & ((1 << (8 * len)) - 1) == suffix);
+        cut = if applies { len } else { cut };
+    }
+    n - cut
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::text::packed;
 
     fn bag(s: &str) -> Bag {
         Bag::of(&Text::new(s))
@@ -193,7 +305,7 @@ mod tests {
         assert!(
             words
                 .iter()
-                .all(|w| packed(w.as_bytes()).is_some_and(|x| STOPWORDS.contains(&x)))
+                .all(|w| packed(w.as_bytes()).is_some_and(|x| STOPWORDS.contains(x)))
         );
         assert_eq!(packed(b"yourself!"), None);
         let t = b"refunds internationalisation";
@@ -206,6 +318,124 @@ mod tests {
     fn function_words_do_not_count() {
         assert!(bag("what is this and why is it there").is_empty());
         assert_eq!(bag("").dice(&bag("")), 0.0);
+    }
+
+    #[test]
+    fn the_sorting_network_sorts_as_the_standard_sort() {
+        // Every length it takes, with repeats, extremes and values in every order.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for n in 0..=40 {
+            for round in 0..50 {
+                let v: Vec<u64> = (0..n)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        match round % 3 {
+                            0 => state,
+                            1 => state % 5,
+                            _ => [0, u64::MAX, state][(state % 3) as usize],
+                        }
+                    })
+                    .collect();
+                let mut expected = v.clone();
+                expected.sort_unstable();
+                let mut got = v;
+                sort_stems(&mut got);
+                assert_eq!(got, expected, "{n} values");
+            }
+        }
+    }
+
+    fn stem(w: &[u8]) -> &[u8] {
+        &w[..stem_len(w, 0, w.len())]
+    }
+
+    /// The stem as the suffix list reads, one suffix after the other.
+    fn stem_by_the_list(w: &[u8]) -> &[u8] {
+        let w = w.strip_suffix(b"'s").unwrap_or(w);
+        for suffix in [&b"ing"[..], b"ed", b"es", b"s", b"ly"] {
+            if let Some(s) = w.strip_suffix(suffix)
+                && s.len() >= 4
+            {
+                return s;
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn stems_are_the_suffix_lists() {
+        let words = [
+            "",
+            "s",
+            "'s",
+            "is",
+            "ing",
+            "ring",
+            "sings",
+            "singing",
+            "things",
+            "making",
+            "makes",
+            "chess",
+            "boxes",
+            "boxed",
+            "lately",
+            "early",
+            "bus's",
+            "boss's",
+            "reading's",
+            "tables's",
+            "ed",
+            "fed",
+            "needed",
+            "it's",
+            "dogs'",
+            "café's",
+            "überlings",
+            "internationalising",
+            "abcdefgh's",
+            "abcdefghing",
+            "xxxxly",
+            "xxxly",
+            "xxxxes",
+            "xxxes",
+            "xxxxs",
+            "xxxs",
+        ];
+        for w in words {
+            assert_eq!(stem(w.as_bytes()), stem_by_the_list(w.as_bytes()), "{w}");
+        }
+        // Every word of up to six bytes over a small alphabet that holds the suffixes.
+        let alphabet = b"'seindlgx";
+        let mut word = Vec::new();
+        for len in 0..=6 {
+            let count = alphabet.len().pow(len as u32);
+            for mut k in 0..count {
+                word.clear();
+                for _ in 0..len {
+                    word.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                let expected = stem_by_the_list(&word).len();
+                assert_eq!(
+                    stem(&word).len(),
+                    expected,
+                    "{:?}",
+                    String::from_utf8_lossy(&word)
+                );
+                // Inside a text, after bytes that could pass for a suffix.
+                let text = [b"xing'sly ".as_slice(), &word].concat();
+                assert_eq!(stem_len(&text, 9, text.len()), expected);
+            }
+        }
+        // Long words inside a text.
+        for w in words {
+            let text = format!("ab's; {w}");
+            let expected = stem_by_the_list(w.as_bytes()).len();
+            assert_eq!(stem_len(text.as_bytes(), 6, text.len()), expected, "{w}");
+        }
     }
 
     #[test]

@@ -229,54 +229,74 @@ pub fn packed_in(text: &[u8], start: usize, end: usize) -> Option<u64> {
     }
 }
 
-/// A fixed list of short words, packed ([`packed`]), in a table without collisions:
-/// testing a word is one multiplication, one load and one comparison, with no branch
-/// per word of the list and no jump per length.
+/// A fixed list of short words, packed ([`packed`]), in a table of 256 buckets of
+/// [`WAYS`] slots: testing a word is one multiplication, one load and four comparisons,
+/// with no branch per word of the list and no jump per length.
 #[derive(Debug, Clone)]
 pub struct ShortWords {
     multiplier: u64,
-    slots: Box<[u64; 256]>,
+    buckets: Box<[[u64; WAYS]; 256]>,
 }
 
+/// Slots per bucket of a [`ShortWords`] table.
+const WAYS: usize = 4;
+
+/// Multipliers a [`ShortWords`] table tries before it gives up.
+const TRIES: usize = 10_000;
+
 impl ShortWords {
-    /// The table of `words`; `None` when a word is empty or longer than eight bytes,
-    /// or there are more than 64.
+    /// The table of `words`; `None` when a word is empty or longer than eight bytes, or
+    /// there are more than 256 (then no multiplier spreads them out well enough).
     pub fn new(words: &[&str]) -> Option<ShortWords> {
-        if words.len() > 64 {
+        if words.len() > 256 {
             return None;
         }
         let keys: Vec<u64> = words
             .iter()
             .map(|w| packed(w.as_bytes()).filter(|&x| x != 0))
             .collect::<Option<_>>()?;
-        // Odd multipliers from a fixed sequence until one puts every word in a slot of
-        // its own (for a few dozen words in 256 slots, one in three does).
+        // Odd multipliers from a fixed sequence until one puts at most `WAYS` words in
+        // every bucket (for a few dozen words the first one does; for 150, one in a few).
         let mut multiplier = 0x9e37_79b9_7f4a_7c15u64;
-        loop {
-            let mut slots = Box::new([0u64; 256]);
+        for _ in 0..TRIES {
+            let mut buckets = Box::new([[0u64; WAYS]; 256]);
             let placed = keys.iter().all(|&k| {
-                let slot = &mut slots[Self::slot(multiplier, k)];
-                let free = *slot == 0 || *slot == k;
-                *slot = k;
-                free
+                let bucket = &mut buckets[Self::bucket(multiplier, k)];
+                if bucket.contains(&k) {
+                    return true;
+                }
+                match bucket.iter_mut().find(|slot| **slot == 0) {
+                    Some(slot) => {
+                        *slot = k;
+                        true
+                    }
+                    None => false,
+                }
             });
             if placed {
-                return Some(ShortWords { multiplier, slots });
+                return Some(ShortWords {
+                    multiplier,
+                    buckets,
+                });
             }
             multiplier = multiplier
                 .wrapping_mul(0x5851_f42d_4c95_7f2d)
                 .wrapping_add(2)
                 | 1;
         }
+        None
     }
 
-    fn slot(multiplier: u64, x: u64) -> usize {
+    fn bucket(multiplier: u64, x: u64) -> usize {
         (x.wrapping_mul(multiplier) >> 56) as usize
     }
 
     /// Whether the packed word `x` is in the list.
+    #[inline]
     pub fn contains(&self, x: u64) -> bool {
-        x != 0 && self.slots[Self::slot(self.multiplier, x)] == x
+        let b = &self.buckets[Self::bucket(self.multiplier, x)];
+        // Every comparison is made: `|`, not `||`, so no branch depends on the word.
+        (x != 0) & ((b[0] == x) | (b[1] == x) | (b[2] == x) | (b[3] == x))
     }
 
     /// Whether `word` is in the list.
@@ -285,6 +305,7 @@ impl ShortWords {
     }
 
     /// Whether the word `text[start..end]` is in the list, read with [`packed_in`].
+    #[inline]
     pub fn contains_in(&self, text: &[u8], start: usize, end: usize) -> bool {
         packed_in(text, start, end).is_some_and(|x| self.contains(x))
     }
@@ -474,6 +495,14 @@ mod tests {
         assert!(list.contains_in(text, 0, 2) && !list.contains_in(text, 3, 6));
         assert!(ShortWords::new(&["ninechars"]).is_none());
         assert!(ShortWords::new(&[""]).is_none());
+        // As many words as a table takes (some given twice): each found, nothing else.
+        let many: Vec<String> = (0..200).map(|i| format!("w{i:03}")).collect();
+        let words: Vec<&str> = many.iter().chain(&many[..56]).map(String::as_str).collect();
+        let list = ShortWords::new(&words).unwrap();
+        assert!(many.iter().all(|w| list.contains_word(w.as_bytes())));
+        assert!(!list.contains_word(b"w200") && !list.contains_word(b"w00"));
+        let more: Vec<&str> = many.iter().chain(&many[..57]).map(String::as_str).collect();
+        assert!(ShortWords::new(&more).is_none());
     }
 
     #[test]
