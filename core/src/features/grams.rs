@@ -67,7 +67,7 @@ pub fn as_question(bucket: u32) -> u32 {
 const QUESTION_SALT: u32 = 0x2_d5a3;
 
 /// One hashed n-gram: its bucket and the words it spans (indices into the text's words).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Gram {
     /// Bucket in `0..BUCKETS`.
     pub bucket: u32,
@@ -94,18 +94,23 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    out.reserve(2 * n);
+    // Room for a unigram and a bigram per word: each is written, and the count moves
+    // past a bigram only when the word has a neighbour in its clause, so whether it
+    // has one (as good as random to the processor) is never a branch.
+    out.resize(2 * n, Gram::default());
+    let mut kept = 0;
     let (uni, neg, bi) = source.seeds();
     let lower = text.lower.as_bytes();
     let negators = &*NEGATORS;
     let mut buf: Vec<u8> = Vec::new();
-    let mut previous: Option<u64> = None;
+    // The previous word's hash, when it is in the same clause.
+    let (mut previous, mut has_previous) = (0u64, false);
     let mut negated_left = 0usize;
     let mut prev_end = 0usize;
     for (i, &(start, end)) in text.spans.iter().enumerate() {
         let (start, end) = (start as usize, end as usize);
         if i > 0 && clause_break(&lower[prev_end..start]) {
-            previous = None;
+            has_previous = false;
             negated_left = 0;
         }
         prev_end = end;
@@ -118,22 +123,22 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
             h
         };
         let i32_ = i as u32;
-        out.push(Gram {
+        out[kept] = Gram {
             bucket: bucket(unigram),
             first: i32_,
             last: i32_,
-        });
-        if let Some(p) = previous {
-            let mut pair = [0u8; 16];
-            pair[..8].copy_from_slice(&p.to_le_bytes());
-            pair[8..].copy_from_slice(&h.to_le_bytes());
-            out.push(Gram {
-                bucket: bucket(xxh3_64_with_seed(&pair, bi)),
-                first: i32_ - 1,
-                last: i32_,
-            });
-        }
-        previous = Some(h);
+        };
+        kept += 1;
+        let mut pair = [0u8; 16];
+        pair[..8].copy_from_slice(&previous.to_le_bytes());
+        pair[8..].copy_from_slice(&h.to_le_bytes());
+        out[kept] = Gram {
+            bucket: bucket(xxh3_64_with_seed(&pair, bi)),
+            first: i32_.wrapping_sub(1),
+            last: i32_,
+        };
+        kept += usize::from(has_previous);
+        (previous, has_previous) = (h, true);
         // A word kept as written is read from the text in one load.
         let negates = if word.len() == end - start {
             negators.contains_in(lower, start, end)
@@ -144,6 +149,7 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
             negated_left = NEGATION_REACH;
         }
     }
+    out.truncate(kept);
     1.0 / (out.len() as f64).sqrt()
 }
 

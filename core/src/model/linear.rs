@@ -192,13 +192,13 @@ impl Linear {
 
     /// The dense features' push of each head.
     pub fn dense_push(&self, dense: &[f64]) -> [f64; MAX_HEADS] {
+        // Every feature and every head, zeros included: a zero adds nothing (the sums
+        // start at +0, and +0 plus ±0 is +0), and whether a feature is zero is as good
+        // as random to the processor.
         let mut sum = [0.0f64; MAX_HEADS];
-        let h = self.heads.len();
         for (w, &x) in self.dense.iter().zip(dense) {
-            if x != 0.0 {
-                for k in 0..h {
-                    sum[k] += w[k] * x;
-                }
+            for k in 0..MAX_HEADS {
+                sum[k] += w[k] * x;
             }
         }
         sum
