@@ -229,9 +229,9 @@ pub fn packed_in(text: &[u8], start: usize, end: usize) -> Option<u64> {
     }
 }
 
-/// A fixed list of short words, packed ([`packed`]), in a table of 256 buckets of
-/// [`WAYS`] slots: testing a word is one multiplication, one load and four comparisons,
-/// with no branch per word of the list and no jump per length.
+/// A fixed list of short words, packed ([`packed`]), in a table of 256 buckets of four
+/// slots: testing a word is one multiplication, one load and four comparisons, with no
+/// branch per word of the list and no jump per length.
 #[derive(Debug, Clone)]
 pub struct ShortWords {
     multiplier: u64,
