@@ -139,20 +139,10 @@ fn summary_from_row(row: &Row) -> StoreResult<SessionRecord> {
     })
 }
 
+/// A whole session: the listed columns, then its labels and results.
 fn session_from_row(row: &Row) -> StoreResult<SessionRecord> {
-    let event_count = row.i64("event_count")?;
     Ok(SessionRecord {
-        id: row.str("id")?,
-        kind: SessionKind::parse(&row.str("kind")?)?,
-        deployment_id: row.opt_str("deployment_id")?,
-        event_count: usize::try_from(event_count)
-            .map_err(|_| StoreError::Corrupt(format!("event count {event_count}")))?,
-        status: SessionStatus::parse(&row.str("status")?)?,
         labels: row.opt_str("labels")?,
-        created_at: row.time("created_at")?,
-        completed_at: row.opt_time("completed_at")?,
-        error: row.opt_str("error")?,
-        environment_type: row.opt_str("environment_type")?,
         plain_summary: row.opt_str("plain_summary")?,
         plain_recommendations: row.opt_str("plain_recommendations")?,
         condensed: row.opt_str("condensed")?,
@@ -164,6 +154,7 @@ fn session_from_row(row: &Row) -> StoreResult<SessionRecord> {
             None => None,
         },
         completions: row.u32("completions")?,
+        ..summary_from_row(row)?
     })
 }
 
