@@ -204,14 +204,6 @@ impl Linear {
         sum
     }
 
-    /// The weights of one bucket, one per head (`None` when the model has none).
-    pub fn row(&self, bucket: u32) -> Option<&[f32; MAX_HEADS]> {
-        match self.index.get(bucket as usize) {
-            Some(&r) if r != 0 => Some(&self.rows[r as usize]),
-            _ => None,
-        }
-    }
-
     /// The weights of one bucket, one per head: zeros when the model has none.
     pub fn weights(&self, bucket: u32) -> &[f32; MAX_HEADS] {
         // A bucket out of range (never one `grams` makes) reads the row of zeros.
@@ -244,7 +236,6 @@ pub fn sigmoid(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::grams::Gram;
 
     const TOY: &str = "# toy\nheads\ta\tb\nscale\t100\nbias\t-100\t50\nplatt_a\t100\t200\nplatt_b\t0\t-100\ndense\tx\t100\t0\n7\t200\t-100\n";
 
@@ -254,17 +245,7 @@ mod tests {
         assert_eq!(m.heads(), ["a", "b"]);
         assert_eq!(m.bias()[..2], [-1.0, 0.5]);
         assert_eq!(m.kept_buckets(), 1);
-        let g = [Gram {
-            bucket: 7,
-            first: 0,
-            last: 0,
-        }];
         assert_eq!(m.dense_push(&[2.0])[..2], [2.0, 0.0]);
-        assert_eq!(
-            m.row(g[0].bucket).map(|r| r[..2].to_vec()),
-            Some(vec![2.0, -1.0])
-        );
-        assert_eq!(m.row(8), None);
         assert_eq!(m.weights(7)[..2], [2.0, -1.0]);
         assert_eq!(*m.weights(8), [0.0; MAX_HEADS]);
         assert_eq!(*m.weights(u32::MAX), [0.0; MAX_HEADS]);
