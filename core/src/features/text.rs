@@ -256,10 +256,12 @@ impl ShortWords {
             .map(|w| packed(w.as_bytes()).filter(|&x| x != 0))
             .collect::<Option<_>>()?;
         // Odd multipliers from a fixed sequence until one puts at most `WAYS` words in
-        // every bucket (for a few dozen words the first one does; for 150, one in a few).
+        // every bucket (for a few dozen words the first one does; the 156 stop words take
+        // two).
         let mut multiplier = 0x9e37_79b9_7f4a_7c15u64;
+        let mut buckets = Box::new([[0u64; WAYS]; 256]);
         for _ in 0..TRIES {
-            let mut buckets = Box::new([[0u64; WAYS]; 256]);
+            buckets.fill([0; WAYS]);
             let placed = keys.iter().all(|&k| {
                 let bucket = &mut buckets[Self::bucket(multiplier, k)];
                 if bucket.contains(&k) {
