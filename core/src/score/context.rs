@@ -175,6 +175,28 @@ fn find_phrases(text: &Text, terms: &mut Vec<Occurrence>) -> Markers {
     Markers::from_matches(text, markers)
 }
 
+/// [`find_phrases`] of two turns in one search (see [`phrases::each_of_two`]).
+fn find_phrases_of_two(texts: [&Text; 2], terms: [&mut Vec<Occurrence>; 2]) -> [Markers; 2] {
+    let p = &*PHRASES;
+    let mut terms = terms;
+    for t in terms.iter_mut() {
+        t.clear();
+    }
+    let mut markers: [SmallVec<[Occurrence; 16]>; 2] = Default::default();
+    phrases::each_of_two(&p.automaton, texts[0], texts[1], |k, (start, end, id)| {
+        if id < p.markers {
+            markers[k].push((start, end, id));
+        } else {
+            terms[k].push((start, end, id - p.markers));
+        }
+    });
+    let [first, second] = markers;
+    [
+        Markers::from_matches(texts[0], first),
+        Markers::from_matches(texts[1], second),
+    ]
+}
+
 /// The AI-failure probability of every AI turn of `conversation`, by event index.
 pub fn ai_failures(conversation: &Conversation) -> Vec<(usize, f64)> {
     let mut out = Vec::new();
@@ -228,6 +250,10 @@ thread_local! {
 #[derive(Default)]
 struct Scratch {
     text: Text,
+    /// The next turn's text, prepared with this one's so that their phrases are searched
+    /// together, and its term occurrences.
+    ahead: Text,
+    ahead_terms: Vec<Occurrence>,
     grams: Vec<Gram>,
     question: Vec<Gram>,
     terms: Vec<Occurrence>,
@@ -248,6 +274,8 @@ fn read_conversation(
     let mut out: Vec<TurnSignals> = Vec::with_capacity(conversation.human_turn_count);
     let Scratch {
         text,
+        ahead,
+        ahead_terms,
         grams: gram_buf,
         question,
         terms,
@@ -266,12 +294,30 @@ fn read_conversation(
     let mut last_human: Option<(usize, bool, f64)> = None;
     let mut failure_history = 0.0f64;
     let mut prev_time: Option<chrono::DateTime<chrono::Utc>> = None;
-    for turn in &conversation.turns {
-        text.fill(&turn.event.content);
+    // The markers of the turn read ahead (in `ahead`, its terms in `ahead_terms`).
+    let mut read_ahead: Option<Markers> = None;
+    for (k, turn) in conversation.turns.iter().enumerate() {
+        let markers = match (read_ahead.take(), conversation.turns.get(k + 1)) {
+            (Some(markers), _) => {
+                std::mem::swap(text, ahead);
+                std::mem::swap(terms, ahead_terms);
+                markers
+            }
+            (None, Some(next)) => {
+                text.fill(&turn.event.content);
+                ahead.fill(&next.event.content);
+                let [this, next] = find_phrases_of_two([text, ahead], [terms, ahead_terms]);
+                read_ahead = Some(next);
+                this
+            }
+            (None, None) => {
+                text.fill(&turn.event.content);
+                find_phrases(text, terms)
+            }
+        };
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
         prev_time = Some(turn.event.timestamp);
-        let markers = find_phrases(text, terms);
         let mut bag = spare.pop().unwrap_or_default();
         bag.fill(text);
         let ascii = turn.event.content.is_ascii();
