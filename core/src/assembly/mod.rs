@@ -6,9 +6,11 @@
 
 pub mod role;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -93,8 +95,10 @@ pub fn assemble<'e>(events: &'e [Event], deployment_id: Option<&str>) -> Assembl
         .map(|e| role::resolve(e, deployment_id))
         .collect();
 
-    // Explicit ids first; the rest waits for implicit grouping, per context.
-    let mut explicit: BTreeMap<String, (Grouping, Vec<usize>)> = BTreeMap::new();
+    // Explicit ids first; the rest waits for implicit grouping, per context. The ids
+    // are borrowed from the events and hashed, not kept in order: the conversations
+    // are put in order at the end, by start time and first event.
+    let mut explicit: FxHashMap<Cow<'e, str>, (Grouping, Vec<usize>)> = FxHashMap::default();
     let mut implicit: BTreeMap<Option<&str>, Vec<usize>> = BTreeMap::new();
     for (i, e) in events.iter().enumerate() {
         match explicit_id(e) {
@@ -114,7 +118,7 @@ pub fn assemble<'e>(events: &'e [Event], deployment_id: Option<&str>) -> Assembl
     let mut conversations = Vec::new();
     for (id, (grouping, mut idx)) in explicit {
         idx.sort_by(by_time);
-        conversations.push(build(id, grouping, &idx, events, &roles));
+        conversations.push(build(id.into_owned(), grouping, &idx, events, &roles));
     }
     for (context, mut idx) in implicit {
         idx.sort_by(by_time);
@@ -157,13 +161,13 @@ fn escape_id_part(part: &str) -> String {
 }
 
 /// The caller-given conversation id of an event, if any: top level first, then metadata.
-fn explicit_id(e: &Event) -> Option<(String, Grouping)> {
+fn explicit_id(e: &Event) -> Option<(Cow<'_, str>, Grouping)> {
     if let Some(id) = &e.conversation_id {
-        return Some((id.clone(), Grouping::ConversationId));
+        return Some((Cow::Borrowed(id), Grouping::ConversationId));
     }
     let id = match e.metadata.as_ref()?.get("conversation_id")? {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
+        Value::String(s) => Cow::Borrowed(s.as_str()),
+        Value::Number(n) => Cow::Owned(n.to_string()),
         _ => return None,
     };
     Some((id, Grouping::MetadataConversationId))
