@@ -13,8 +13,8 @@ use super::text::{ShortWords, Text, packed_in};
 
 const STOPWORDS_TXT: &str = include_str!("../../lexicons/stopwords.txt");
 
-/// The stop words, each packed into one integer ([`packed`]): every one is at most
-/// eight bytes long (checked in a test), so a longer word is never one.
+/// The stop words, in a [`ShortWords`] table: every one is at most eight bytes long
+/// (checked in a test), so a longer word is never one.
 static STOPWORDS: LazyLock<ShortWords> = LazyLock::new(|| {
     let words: Vec<&str> = STOPWORDS_TXT
         .lines()
@@ -144,7 +144,6 @@ impl Bag {
     }
 }
 
-/// Strips a few English suffixes so "refunds", "refunded" and "refunding" meet.
 /// Sorts a turn's stem hashes. A turn has a few dozen at most: up to 32 go through a
 /// sorting network (Batcher's odd–even merge sort), whose comparisons are `min` and
 /// `max` in an order fixed in advance, so no branch depends on the values; more go to

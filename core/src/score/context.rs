@@ -159,36 +159,43 @@ static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
     }
 });
 
+/// The marker phrases one search found, before [`Markers::from_matches`] reads them.
+type MarkerMatches = SmallVec<[Occurrence; 16]>;
+
+/// Files one occurrence of the combined automaton as a marker phrase or as a term
+/// (renumbered among the terms).
+fn file(
+    p: &Phrases,
+    (start, end, id): Occurrence,
+    markers: &mut MarkerMatches,
+    terms: &mut Vec<Occurrence>,
+) {
+    if id < p.markers {
+        markers.push((start, end, id));
+    } else {
+        terms.push((start, end, id - p.markers));
+    }
+}
+
 /// Searches `text` once for the marker phrases and the archetype terms: its markers,
 /// and the term occurrences written into `terms` (cleared first).
 fn find_phrases(text: &Text, terms: &mut Vec<Occurrence>) -> Markers {
     let p = &*PHRASES;
     terms.clear();
-    let mut markers: SmallVec<[Occurrence; 16]> = SmallVec::new();
-    phrases::each(&p.automaton, text, |(start, end, id)| {
-        if id < p.markers {
-            markers.push((start, end, id));
-        } else {
-            terms.push((start, end, id - p.markers));
-        }
-    });
+    let mut markers = MarkerMatches::new();
+    phrases::each(&p.automaton, text, |o| file(p, o, &mut markers, terms));
     Markers::from_matches(text, markers)
 }
 
 /// [`find_phrases`] of two turns in one search (see [`phrases::each_of_two`]).
-fn find_phrases_of_two(texts: [&Text; 2], terms: [&mut Vec<Occurrence>; 2]) -> [Markers; 2] {
+fn find_phrases_of_two(texts: [&Text; 2], mut terms: [&mut Vec<Occurrence>; 2]) -> [Markers; 2] {
     let p = &*PHRASES;
-    let mut terms = terms;
     for t in terms.iter_mut() {
         t.clear();
     }
-    let mut markers: [SmallVec<[Occurrence; 16]>; 2] = Default::default();
-    phrases::each_of_two(&p.automaton, texts[0], texts[1], |k, (start, end, id)| {
-        if id < p.markers {
-            markers[k].push((start, end, id));
-        } else {
-            terms[k].push((start, end, id - p.markers));
-        }
+    let mut markers: [MarkerMatches; 2] = Default::default();
+    phrases::each_of_two(&p.automaton, texts[0], texts[1], |k, o| {
+        file(p, o, &mut markers[k], terms[k]);
     });
     let [first, second] = markers;
     [
