@@ -47,6 +47,14 @@ pub enum Source {
 }
 
 impl Source {
+    /// Position of the source in per-source arrays.
+    fn index(self) -> usize {
+        match self {
+            Source::Human => 0,
+            Source::Ai => 1,
+        }
+    }
+
     fn seeds(self) -> (u64, u64, u64) {
         // (unigram, negated unigram, bigram): arbitrary distinct seeds per role.
         match self {
@@ -86,9 +94,52 @@ impl Gram {
     }
 }
 
+/// What the n-grams need of one word, worked out from the word alone (so that it can
+/// be worked out once per distinct word and kept: `features::words`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WordHashes {
+    /// Hash of the normalised word, per source ([`Source::index`]): its unigram, and
+    /// the input of the bigrams it is part of.
+    unigram: [u64; 2],
+    /// Bucket of the word read as negated, per source.
+    negated: [u32; 2],
+    /// Whether the word negates the words after it.
+    negates: bool,
+}
+
+impl WordHashes {
+    /// The hashes of `word` (as [`Text`] lowercases it).
+    pub fn of(word: &[u8]) -> WordHashes {
+        let mut buf = Vec::new();
+        let w = normalise(word, 0, word.len(), &mut buf);
+        let hash = |source: Source| {
+            let (uni, neg, _) = source.seeds();
+            (xxh3_64_with_seed(w, uni), bucket(xxh3_64_with_seed(w, neg)))
+        };
+        let (human, human_negated) = hash(Source::Human);
+        let (ai, ai_negated) = hash(Source::Ai);
+        WordHashes {
+            unigram: [human, ai],
+            negated: [human_negated, ai_negated],
+            negates: NEGATORS.contains_word(w),
+        }
+    }
+}
+
 /// The hashed n-grams of `text`, written into `out` (cleared first); returns the value
 /// every n-gram carries (`1 / sqrt(n)`, 0 for a text without words).
 pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
+    let words: Vec<WordHashes> = text.words().map(|w| WordHashes::of(w.as_bytes())).collect();
+    grams_of(text, &words, source, out)
+}
+
+/// [`grams`] from the [`WordHashes`] of `text`'s words, in order (one per word).
+pub fn grams_of<'w>(
+    text: &Text,
+    words: impl IntoIterator<Item = &'w WordHashes>,
+    source: Source,
+    out: &mut Vec<Gram>,
+) -> f64 {
     out.clear();
     let n = text.word_count();
     if n == 0 {
@@ -99,32 +150,30 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
     // has one (as good as random to the processor) is never a branch.
     out.resize(2 * n, Gram::default());
     let mut kept = 0;
-    let (uni, neg, bi) = source.seeds();
+    let (_, _, bi) = source.seeds();
+    let side = source.index();
     let lower = text.lower.as_bytes();
-    let negators = &*NEGATORS;
-    let mut buf: Vec<u8> = Vec::new();
     // The previous word's hash, when it is in the same clause.
     let (mut previous, mut has_previous) = (0u64, false);
     let mut negated_left = 0usize;
     let mut prev_end = 0usize;
-    for (i, &(start, end)) in text.spans.iter().enumerate() {
+    for (i, (&(start, end), w)) in text.spans.iter().zip(words).enumerate() {
         let (start, end) = (start as usize, end as usize);
         if i > 0 && clause_break(&lower[prev_end..start]) {
             has_previous = false;
             negated_left = 0;
         }
         prev_end = end;
-        let word = normalise(lower, start, end, &mut buf);
-        let h = xxh3_64_with_seed(word, uni);
+        let h = w.unigram[side];
         let unigram = if negated_left > 0 {
             negated_left -= 1;
-            xxh3_64_with_seed(word, neg)
+            w.negated[side]
         } else {
-            h
+            bucket(h)
         };
         let i32_ = i as u32;
         out[kept] = Gram {
-            bucket: bucket(unigram),
+            bucket: unigram,
             first: i32_,
             last: i32_,
         };
@@ -139,13 +188,7 @@ pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
         };
         kept += usize::from(has_previous);
         (previous, has_previous) = (h, true);
-        // A word kept as written is read from the text in one load.
-        let negates = if word.len() == end - start {
-            negators.contains_in(lower, start, end)
-        } else {
-            negators.contains_word(word)
-        };
-        if negates {
+        if w.negates {
             negated_left = NEGATION_REACH;
         }
     }

@@ -8,3 +8,4 @@ pub mod markers;
 pub mod phrases;
 pub mod similarity;
 pub mod text;
+pub mod words;

@@ -36,6 +36,16 @@ fn stem_hash(text: &[u8], start: usize, end: usize) -> u64 {
     }
 }
 
+/// The hash of the stem of `word` (as [`Text`] lowercases it), or `None` for a function
+/// word: a stop word, or a single letter ("a", "i"; single digits, as in "2 tickets",
+/// carry content).
+pub fn stem(word: &[u8]) -> Option<u64> {
+    let function = (word.len() == 1) & word.first().is_some_and(u8::is_ascii_alphabetic)
+        | STOPWORDS.contains_word(word);
+    // The stem is a prefix of the word.
+    (!function).then(|| stem_hash(word, 0, stem_len(word, 0, word.len())))
+}
+
 /// The content-word stems of a turn, hashed, sorted and without duplicates, with a
 /// 64-bit signature (one bit per stem) that bounds what two bags can share before
 /// their stems are compared.
@@ -60,26 +70,15 @@ impl Bag {
 
     /// Makes this bag the content-word stems of `text`, reusing its buffer.
     pub fn fill(&mut self, text: &Text) {
-        let stop = &*STOPWORDS;
-        let lower = text.lower.as_bytes();
+        self.fill_stems(text.words().map(|w| stem(w.as_bytes())));
+    }
+
+    /// Makes this bag the given words' [`stem`]s (`None` for a function word), reusing
+    /// its buffer.
+    pub fn fill_stems(&mut self, stems: impl IntoIterator<Item = Option<u64>>) {
         let v = &mut self.stems;
-        // Every word's stem is written; the count only moves past a content word. So
-        // whether a word is a function word, as good as random to the processor, is
-        // never a branch.
         v.clear();
-        v.resize(text.spans.len(), 0);
-        let mut kept = 0;
-        for &(s, e) in &text.spans {
-            let (s, e) = (s as usize, e as usize);
-            let w = &lower[s..e];
-            // Single letters ("a", "i") carry nothing; single digits ("2 tickets") do.
-            let function_word =
-                (w.len() == 1) & w[0].is_ascii_alphabetic() | stop.contains_in(lower, s, e);
-            // The stem is a prefix of the word, so of the text.
-            v[kept] = stem_hash(lower, s, s + stem_len(lower, s, e));
-            kept += usize::from(!function_word);
-        }
-        v.truncate(kept);
+        v.extend(stems.into_iter().flatten());
         sort_stems(v);
         v.dedup();
         self.signature = v.iter().fold(0, |sig, &h| sig | bit(h));

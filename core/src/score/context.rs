@@ -9,11 +9,12 @@ use smallvec::SmallVec;
 
 use crate::assembly::{Conversation, Role};
 use crate::features::affect::{Affect, affect};
-use crate::features::grams::{Gram, Source, grams};
+use crate::features::grams::{Gram, Source, grams_of};
 use crate::features::markers::{Category, Markers};
 use crate::features::phrases::{self, Occurrence};
 use crate::features::similarity::Bag;
 use crate::features::text::Text;
+use crate::features::words::Words;
 use crate::model::text::{Reading, read};
 use crate::model::{AI_FAILURE, TEXT, ai_turn};
 use crate::params;
@@ -261,6 +262,8 @@ struct Scratch {
     /// together, and its term occurrences.
     ahead: Text,
     ahead_terms: Vec<Occurrence>,
+    /// The facts of the words of `text`.
+    words: Words,
     grams: Vec<Gram>,
     question: Vec<Gram>,
     terms: Vec<Occurrence>,
@@ -283,6 +286,7 @@ fn read_conversation(
         text,
         ahead,
         ahead_terms,
+        words: facts,
         grams: gram_buf,
         question,
         terms,
@@ -325,8 +329,9 @@ fn read_conversation(
         let latency =
             prev_time.map(|t| (turn.event.timestamp - t).num_milliseconds() as f64 / 1000.0);
         prev_time = Some(turn.event.timestamp);
+        facts.fill(text);
         let mut bag = spare.pop().unwrap_or_default();
-        bag.fill(text);
+        bag.fill_stems(facts.stems());
         let ascii = turn.event.content.is_ascii();
         match turn.role {
             Role::Ai => {
@@ -362,7 +367,7 @@ fn read_conversation(
                     asks_question: text.questions > 0,
                     first_reply: last_ai.is_none(),
                 };
-                let value = grams(text, Source::Ai, gram_buf);
+                let value = grams_of(text, facts.hashes(), Source::Ai, gram_buf);
                 let dense = context.dense(text, &markers);
                 let (q_grams, q_value): (&[Gram], f64) = match last_human {
                     Some((_, _, v)) => (question, v),
@@ -451,7 +456,7 @@ fn read_conversation(
                                 )
                     });
                 let affect = affect(text);
-                let value = grams(text, Source::Human, gram_buf);
+                let value = grams_of(text, facts.hashes(), Source::Human, gram_buf);
                 let dense = crate::model::text::dense(text, &affect, &markers);
                 let reading = read(text_model, text, gram_buf, value, &dense);
                 on_turn(&Seen {

@@ -1,0 +1,261 @@
+//! What the readers of a turn need of each of its words, worked out once per distinct
+//! word and kept.
+//!
+//! Similarity bags want a word's stem ([`similarity::stem`]), the n-grams its hashes
+//! ([`WordHashes`]). Both are functions of the word alone, and the words of a
+//! conversation repeat (in English text, a few thousand distinct words make up most of
+//! what people write), so each thread keeps them in a table keyed by the word: one
+//! lookup per word replaces a stop-word test, a stemmer, and three hashes. The table
+//! only caches, so what a reader gets never depends on what was read before; it is
+//! emptied when it reaches [`MEMO_WORDS`] words, which bounds its memory.
+
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+
+use super::grams::WordHashes;
+use super::similarity;
+use super::text::{Text, packed_in};
+
+/// Distinct words a thread keeps before it empties its table (about 64 bytes each).
+pub const MEMO_WORDS: usize = 1 << 16;
+
+/// What the readers need of one word.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// [`similarity::stem`] of the word (`None`: a function word).
+    pub stem: Option<u64>,
+    /// [`WordHashes`] of the word.
+    pub hashes: WordHashes,
+}
+
+impl Facts {
+    fn of(word: &[u8]) -> Facts {
+        Facts {
+            stem: similarity::stem(word),
+            hashes: WordHashes::of(word),
+        }
+    }
+}
+
+/// The per-thread table of words already seen.
+#[derive(Default)]
+struct Memo {
+    /// Words of one to eight bytes, keyed by their packed bytes.
+    short: ShortTable,
+    /// Longer words.
+    long: FxHashMap<Box<[u8]>, Facts>,
+}
+
+impl Memo {
+    /// The facts of the word `lower[start..end]`.
+    #[inline]
+    fn get(&mut self, lower: &[u8], start: usize, end: usize) -> &Facts {
+        match packed_in(lower, start, end) {
+            // The common case, kept inline: a short word seen before.
+            Some(key) => match self.short.find(key) {
+                Some(i) => &self.short.facts[i],
+                None => self.add_short(key, &lower[start..end]),
+            },
+            None => self.get_long(&lower[start..end]),
+        }
+    }
+
+    #[cold]
+    fn add_short(&mut self, key: u64, word: &[u8]) -> &Facts {
+        let f = Facts::of(word);
+        self.make_room();
+        let i = self.short.insert(key, f);
+        &self.short.facts[i]
+    }
+
+    fn get_long(&mut self, word: &[u8]) -> &Facts {
+        if !self.long.contains_key(word) {
+            let f = Facts::of(word);
+            self.make_room();
+            self.long.insert(word.into(), f);
+        }
+        &self.long[word]
+    }
+
+    /// Empties the table when it holds [`MEMO_WORDS`] words.
+    fn make_room(&mut self) {
+        if self.short.len + self.long.len() >= MEMO_WORDS {
+            self.short = ShortTable::default();
+            self.long.clear();
+        }
+    }
+}
+
+/// Words of one to eight bytes by their packed bytes (never 0), in open addressing
+/// with linear probing: the common case, a word seen before, is one multiplication
+/// and, most of the time, one comparison. (A general hash map spends several times
+/// that per lookup, and this runs for every word of every turn.)
+#[derive(Default)]
+struct ShortTable {
+    /// Packed words; 0 marks an empty slot. The length is a power of two (or 0).
+    keys: Vec<u64>,
+    facts: Vec<Facts>,
+    len: usize,
+}
+
+/// Slots of a [`ShortTable`]'s first allocation.
+const FIRST_SLOTS: usize = 1 << 10;
+
+impl ShortTable {
+    /// The slot where the search for `key` starts.
+    fn home(&self, key: u64) -> usize {
+        // The top bits of a Fibonacci hash; `keys.len()` is a power of two ≥ 2.
+        let bits = self.keys.len().trailing_zeros();
+        (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize
+    }
+
+    /// The slot of `key`, if it is in the table.
+    #[inline]
+    fn find(&self, key: u64) -> Option<usize> {
+        if self.keys.is_empty() {
+            return None;
+        }
+        let mask = self.keys.len() - 1;
+        let mut i = self.home(key);
+        loop {
+            match self.keys[i] {
+                k if k == key => return Some(i),
+                0 => return None,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    /// Adds `key`, which is not in the table; returns its slot.
+    fn insert(&mut self, key: u64, facts: Facts) -> usize {
+        // At most half full, so every search meets an empty slot.
+        if 2 * (self.len + 1) > self.keys.len() {
+            let slots = (2 * self.keys.len()).max(FIRST_SLOTS);
+            let old = std::mem::replace(
+                self,
+                ShortTable {
+                    keys: vec![0; slots],
+                    facts: vec![Facts::default(); slots],
+                    len: 0,
+                },
+            );
+            for (k, f) in old.keys.into_iter().zip(old.facts) {
+                if k != 0 {
+                    self.place(k, f);
+                }
+            }
+        }
+        self.place(key, facts)
+    }
+
+    fn place(&mut self, key: u64, facts: Facts) -> usize {
+        let mask = self.keys.len() - 1;
+        let mut i = self.home(key);
+        while self.keys[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.keys[i] = key;
+        self.facts[i] = facts;
+        self.len += 1;
+        i
+    }
+}
+
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+}
+
+/// The facts of each word of one text, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Words {
+    /// One per word of the text.
+    pub facts: Vec<Facts>,
+}
+
+impl Words {
+    /// The facts of `text`'s words, reusing this value's buffer.
+    pub fn fill(&mut self, text: &Text) {
+        self.facts.clear();
+        let lower = text.lower.as_bytes();
+        MEMO.with_borrow_mut(|memo| {
+            self.facts.extend(
+                text.spans
+                    .iter()
+                    .map(|&(s, e)| *memo.get(lower, s as usize, e as usize)),
+            );
+        });
+    }
+
+    /// The stem of each word.
+    pub fn stems(&self) -> impl Iterator<Item = Option<u64>> + '_ {
+        self.facts.iter().map(|f| f.stem)
+    }
+
+    /// The n-gram hashes of each word.
+    pub fn hashes(&self) -> impl Iterator<Item = &WordHashes> + '_ {
+        self.facts.iter().map(|f| &f.hashes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::grams::{Gram, Source, grams, grams_of};
+    use crate::features::similarity::Bag;
+
+    /// The bag and n-grams of `raw` read through the table, and worked out directly.
+    fn both_ways(raw: &str) -> [(Bag, Vec<Gram>, Vec<Gram>); 2] {
+        let text = Text::new(raw);
+        let mut words = Words::default();
+        words.fill(&text);
+        let (mut h, mut a) = (Vec::new(), Vec::new());
+        grams_of(&text, words.hashes(), Source::Human, &mut h);
+        grams_of(&text, words.hashes(), Source::Ai, &mut a);
+        let mut bag = Bag::default();
+        bag.fill_stems(words.stems());
+        let kept = (bag, h, a);
+        let (mut h, mut a) = (Vec::new(), Vec::new());
+        grams(&text, Source::Human, &mut h);
+        grams(&text, Source::Ai, &mut a);
+        [kept, (Bag::of(&text), h, a)]
+    }
+
+    #[test]
+    fn kept_facts_are_the_facts() {
+        for raw in [
+            "I was charged twice, not refunded. Don't tell me to wait!",
+            "internationalisation of the TICKETS isn't working 4 me",
+            "Straße größer ÇOK güzel don’t",
+            "",
+        ] {
+            // Twice: the second reading comes from the table.
+            for _ in 0..2 {
+                let [kept, direct] = both_ways(raw);
+                assert_eq!(kept, direct, "{raw}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_full_table_is_emptied_and_still_answers() {
+        let mut words = Words::default();
+        let many: String = (0..MEMO_WORDS + 10)
+            .map(|i| format!("w{i} longerword{i} "))
+            .collect();
+        let text = Text::new(&many);
+        words.fill(&text);
+        MEMO.with_borrow(|m| assert!(m.short.len + m.long.len() <= MEMO_WORDS));
+        assert_eq!(words.facts.len(), text.word_count());
+        let last = text.word_count() - 1;
+        assert_eq!(words.facts[last], Facts::of(text.word(last).as_bytes()));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_reads_the_same_through_the_table(raw in "\\PC{0,120}") {
+            let [kept, direct] = both_ways(&raw);
+            proptest::prop_assert_eq!(kept, direct);
+        }
+    }
+}
