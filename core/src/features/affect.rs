@@ -344,6 +344,31 @@ pub fn valence(word: &str) -> Option<f64> {
     }
 }
 
+/// A word's entry in the lexicons (or none), as [`affect_with`] reads it: looked up
+/// once per distinct word by `features::words`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lookup(Option<&'static Entry>);
+
+impl Lookup {
+    /// The entry of `word` (as [`Text`] lowercases it).
+    pub fn of(word: &str) -> Lookup {
+        Lookup(LEXICON.words.get(word))
+    }
+}
+
+impl PartialEq for Lookup {
+    /// Two lookups are equal when they found the same entry of the lexicon (one per
+    /// word), or both found none.
+    fn eq(&self, other: &Lookup) -> bool {
+        match (self.0, other.0) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for Lookup {}
+
 /// Sentiment of one side of the last contrast word.
 #[derive(Debug, Clone, Copy, Default)]
 struct Side {
@@ -547,6 +572,7 @@ impl Extras {
 fn sentiment_ahead(
     lex: &Lexicon,
     text: &Text,
+    lookup: &impl Fn(usize) -> Lookup,
     breaks: u64,
     from: usize,
     reach: usize,
@@ -557,7 +583,7 @@ fn sentiment_ahead(
         if clause_break(lex, text, breaks, j) {
             return false;
         }
-        if lex.words.get(text.word(j)).is_some_and(|e| {
+        if lookup(j).0.is_some_and(|e| {
             e.lexical && e.valence != 0.0 && e.role != Role::Neutral
                 || boosts && matches!(e.role, Role::Boost(_))
         }) {
@@ -594,6 +620,11 @@ fn capitals_stand_out(text: &Text) -> bool {
 
 /// Scores the affect of one text.
 pub fn affect(text: &Text) -> Affect {
+    affect_with(text, |i| Lookup::of(text.word(i)))
+}
+
+/// [`affect`], with `lookup(i)` the [`Lookup`] of word `i` of `text`.
+pub fn affect_with(text: &Text, lookup: impl Fn(usize) -> Lookup) -> Affect {
     let lex = &*LEXICON;
     let lower = text.lower.as_str();
     let n = text.spans.len();
@@ -627,7 +658,7 @@ pub fn affect(text: &Text) -> Affect {
             continue;
         }
         let word = &lower[s as usize..e as usize];
-        let Some(word_entry) = lex.words.get(word) else {
+        let Some(word_entry) = lookup(i).0 else {
             let role = if word.ends_with("n't") {
                 Role::Negate
             } else {
@@ -648,8 +679,12 @@ pub fn affect(text: &Text) -> Affect {
         // sentiment word follows for it to modify.
         let own = entry.lexical && entry.valence != 0.0 && entry.role != Role::Neutral && {
             match entry.role {
-                Role::Boost(_) => !sentiment_ahead(lex, text, extras.breaks, last, 1, true),
-                Role::Negate => !sentiment_ahead(lex, text, extras.breaks, last, REACH, false),
+                Role::Boost(_) => {
+                    !sentiment_ahead(lex, text, &lookup, extras.breaks, last, 1, true)
+                }
+                Role::Negate => {
+                    !sentiment_ahead(lex, text, &lookup, extras.breaks, last, REACH, false)
+                }
                 _ => true,
             }
         };

@@ -70,15 +70,33 @@ impl Bag {
 
     /// Makes this bag the content-word stems of `text`, reusing its buffer.
     pub fn fill(&mut self, text: &Text) {
-        self.fill_stems(text.words().map(|w| stem(w.as_bytes())));
+        self.fill_stems(
+            text.words()
+                .map(|w| stem(w.as_bytes()).map_or((0, false), |h| (h, true))),
+        );
     }
 
-    /// Makes this bag the given words' [`stem`]s (`None` for a function word), reusing
-    /// its buffer.
-    pub fn fill_stems(&mut self, stems: impl IntoIterator<Item = Option<u64>>) {
+    /// Makes this bag the given words' stems, reusing its buffer: for each word, its
+    /// [`stem`] hash and whether it is a content word (the hash of a function word is
+    /// not read).
+    pub fn fill_stems<I>(&mut self, stems: I)
+    where
+        I: IntoIterator<Item = (u64, bool)>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let stems = stems.into_iter();
         let v = &mut self.stems;
         v.clear();
-        v.extend(stems.into_iter().flatten());
+        v.resize(stems.len(), 0);
+        // Every word's stem is written; the count only moves past a content word. So
+        // whether a word is a function word, as good as random to the processor, is
+        // never a branch.
+        let mut kept = 0;
+        for (hash, content) in stems {
+            v[kept] = hash;
+            kept += usize::from(content);
+        }
+        v.truncate(kept);
         sort_stems(v);
         v.dedup();
         self.signature = v.iter().fold(0, |sig, &h| sig | bit(h));

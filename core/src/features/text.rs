@@ -172,7 +172,7 @@ impl Text {
     }
 
     /// The words, lowercased, in order.
-    pub fn words(&self) -> impl Iterator<Item = &str> + '_ {
+    pub fn words(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.spans
             .iter()
             .map(|&(s, e)| &self.lower[s as usize..e as usize])

@@ -2,17 +2,19 @@
 //! word and kept.
 //!
 //! Similarity bags want a word's stem ([`similarity::stem`]), the n-grams its hashes
-//! ([`WordHashes`]). Both are functions of the word alone, and the words of a
-//! conversation repeat (in English text, a few thousand distinct words make up most of
-//! what people write), so each thread keeps them in a table keyed by the word: one
-//! lookup per word replaces a stop-word test, a stemmer, and three hashes. The table
-//! only caches, so what a reader gets never depends on what was read before; it is
-//! emptied when it reaches [`MEMO_WORDS`] words, which bounds its memory.
+//! ([`WordHashes`]), lexicon affect its entry in the lexicons ([`Lookup`]). All are
+//! functions of the word alone, and the words of a conversation repeat (in English
+//! text, a few thousand distinct words make up most of what people write), so each
+//! thread keeps them in a table keyed by the word: one lookup per word replaces a
+//! stop-word test, a stemmer, three hashes and a lexicon lookup. The table only caches,
+//! so what a reader gets never depends on what was read before; it is emptied when it
+//! reaches [`MEMO_WORDS`] words, which bounds its memory.
 
 use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
 
+use super::affect::Lookup;
 use super::grams::WordHashes;
 use super::similarity;
 use super::text::{Text, packed_in};
@@ -23,17 +25,24 @@ pub const MEMO_WORDS: usize = 1 << 16;
 /// What the readers need of one word.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Facts {
-    /// [`similarity::stem`] of the word (`None`: a function word).
-    pub stem: Option<u64>,
+    /// [`similarity::stem`] of the word (0 for a function word).
+    pub stem: u64,
+    /// Whether it is a content word (`similarity::stem` is not `None`).
+    pub content: bool,
     /// [`WordHashes`] of the word.
     pub hashes: WordHashes,
+    /// The word's entry in the affect lexicons.
+    pub lexicon: Lookup,
 }
 
 impl Facts {
-    fn of(word: &[u8]) -> Facts {
+    fn of(word: &str) -> Facts {
+        let stem = similarity::stem(word.as_bytes());
         Facts {
-            stem: similarity::stem(word),
-            hashes: WordHashes::of(word),
+            stem: stem.unwrap_or(0),
+            content: stem.is_some(),
+            hashes: WordHashes::of(word.as_bytes()),
+            lexicon: Lookup::of(word),
         }
     }
 }
@@ -44,14 +53,14 @@ struct Memo {
     /// Words of one to eight bytes, keyed by their packed bytes.
     short: ShortTable,
     /// Longer words.
-    long: FxHashMap<Box<[u8]>, Facts>,
+    long: FxHashMap<Box<str>, Facts>,
 }
 
 impl Memo {
     /// The facts of the word `lower[start..end]`.
     #[inline]
-    fn get(&mut self, lower: &[u8], start: usize, end: usize) -> &Facts {
-        match packed_in(lower, start, end) {
+    fn get(&mut self, lower: &str, start: usize, end: usize) -> &Facts {
+        match packed_in(lower.as_bytes(), start, end) {
             // The common case, kept inline: a short word seen before.
             Some(key) => match self.short.find(key) {
                 Some(i) => &self.short.facts[i],
@@ -62,14 +71,14 @@ impl Memo {
     }
 
     #[cold]
-    fn add_short(&mut self, key: u64, word: &[u8]) -> &Facts {
+    fn add_short(&mut self, key: u64, word: &str) -> &Facts {
         let f = Facts::of(word);
         self.make_room();
         let i = self.short.insert(key, f);
         &self.short.facts[i]
     }
 
-    fn get_long(&mut self, word: &[u8]) -> &Facts {
+    fn get_long(&mut self, word: &str) -> &Facts {
         if !self.long.contains_key(word) {
             let f = Facts::of(word);
             self.make_room();
@@ -177,7 +186,7 @@ impl Words {
     /// The facts of `text`'s words, reusing this value's buffer.
     pub fn fill(&mut self, text: &Text) {
         self.facts.clear();
-        let lower = text.lower.as_bytes();
+        let lower = text.lower.as_str();
         MEMO.with_borrow_mut(|memo| {
             self.facts.extend(
                 text.spans
@@ -187,9 +196,16 @@ impl Words {
         });
     }
 
-    /// The stem of each word.
-    pub fn stems(&self) -> impl Iterator<Item = Option<u64>> + '_ {
-        self.facts.iter().map(|f| f.stem)
+    /// The stem of each word, and whether it is a content word (as
+    /// [`similarity::Bag::fill_stems`] reads them).
+    pub fn stems(&self) -> impl ExactSizeIterator<Item = (u64, bool)> + '_ {
+        self.facts.iter().map(|f| (f.stem, f.content))
+    }
+
+    /// The affect lexicon's entry of word `i` (as [`crate::features::affect::affect_with`]
+    /// reads it).
+    pub fn lexicon(&self, i: usize) -> Lookup {
+        self.facts[i].lexicon
     }
 
     /// The n-gram hashes of each word.
@@ -201,11 +217,16 @@ impl Words {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::affect::{Affect, affect, affect_with};
     use crate::features::grams::{Gram, Source, grams, grams_of};
     use crate::features::similarity::Bag;
 
-    /// The bag and n-grams of `raw` read through the table, and worked out directly.
-    fn both_ways(raw: &str) -> [(Bag, Vec<Gram>, Vec<Gram>); 2] {
+    /// What a reader makes of `raw`: its bag, its n-grams as a human and as an AI turn,
+    /// and its affect.
+    type Reading = (Bag, Vec<Gram>, Vec<Gram>, Affect);
+
+    /// The reading of `raw` through the table, and worked out directly.
+    fn both_ways(raw: &str) -> [Reading; 2] {
         let text = Text::new(raw);
         let mut words = Words::default();
         words.fill(&text);
@@ -214,11 +235,11 @@ mod tests {
         grams_of(&text, words.hashes(), Source::Ai, &mut a);
         let mut bag = Bag::default();
         bag.fill_stems(words.stems());
-        let kept = (bag, h, a);
+        let kept = (bag, h, a, affect_with(&text, |i| words.lexicon(i)));
         let (mut h, mut a) = (Vec::new(), Vec::new());
         grams(&text, Source::Human, &mut h);
         grams(&text, Source::Ai, &mut a);
-        [kept, (Bag::of(&text), h, a)]
+        [kept, (Bag::of(&text), h, a, affect(&text))]
     }
 
     #[test]
@@ -227,6 +248,7 @@ mod tests {
             "I was charged twice, not refunded. Don't tell me to wait!",
             "internationalisation of the TICKETS isn't working 4 me",
             "Straße größer ÇOK güzel don’t",
+            "not bad at all, but the app is VERY slow and I hate it :(",
             "",
         ] {
             // Twice: the second reading comes from the table.
@@ -248,7 +270,7 @@ mod tests {
         MEMO.with_borrow(|m| assert!(m.short.len + m.long.len() <= MEMO_WORDS));
         assert_eq!(words.facts.len(), text.word_count());
         let last = text.word_count() - 1;
-        assert_eq!(words.facts[last], Facts::of(text.word(last).as_bytes()));
+        assert_eq!(words.facts[last], Facts::of(text.word(last)));
     }
 
     proptest::proptest! {

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use smallvec::SmallVec;
 
 use crate::assembly::{Conversation, Role};
-use crate::features::affect::{Affect, affect};
+use crate::features::affect::{Affect, affect_with};
 use crate::features::grams::{Gram, Source, grams_of};
 use crate::features::markers::{Category, Markers};
 use crate::features::phrases::{self, Occurrence};
@@ -455,7 +455,7 @@ fn read_conversation(
                                     "who" | "what" | "which" | "where" | "huh" | "what's"
                                 )
                     });
-                let affect = affect(text);
+                let affect = affect_with(text, |i| facts.lexicon(i));
                 let value = grams_of(text, facts.hashes(), Source::Human, gram_buf);
                 let dense = crate::model::text::dense(text, &affect, &markers);
                 let reading = read(text_model, text, gram_buf, value, &dense);
