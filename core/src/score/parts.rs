@@ -59,9 +59,11 @@ impl<D: Copy> Parts<D> {
     /// they are in the score's units, in `layer_z::sort_evidence`'s order and number
     /// (on one turn: strongest first, then by signal; none that rounds to 0), with
     /// `detail` writing out the details of those kept (a trait object: one copy of
-    /// this code, and of the sorts in it, serves every dimension).
-    pub fn into_evidence(
-        mut self,
+    /// this code, and of the sorts in it, serves every dimension). The parts are used
+    /// up: taken by reference, so that the kilobyte they fill on the stack is not
+    /// copied on the way in.
+    pub fn drain_evidence(
+        &mut self,
         factor: f64,
         event_index: usize,
         detail: &mut dyn FnMut(D) -> Option<Arc<str>>,
@@ -94,6 +96,7 @@ impl<D: Copy> Parts<D> {
                 detail: detail(d),
             });
         }
+        self.items.clear();
         out
     }
 }

@@ -244,7 +244,7 @@ fn learned(
     }
     parts.add(carried_signal(d), carried * factor, None);
     parts.add("baseline", baseline, None);
-    let evidence = parts.into_evidence(1.0, i, &mut |input| {
+    let evidence = parts.drain_evidence(1.0, i, &mut |input| {
         input.and_then(|input| details.get(input))
     });
     DimensionScore::from_selected(d, score, confidence, evidence)
@@ -553,9 +553,9 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
     state.over_trust = over.total().max(0.0);
     state.under_trust = under.total().max(0.0);
     let (level, mode, parts) = if state.over_trust >= state.under_trust {
-        (state.over_trust, TrustMode::OverTrust, over)
+        (state.over_trust, TrustMode::OverTrust, &mut over)
     } else {
-        (state.under_trust, TrustMode::UnderTrust, under)
+        (state.under_trust, TrustMode::UnderTrust, &mut under)
     };
     // Healthy trust sits at `healthy_score`; the penalty saturates towards 0.
     let unhealthy = 1.0 - p.healthy_score;
@@ -565,7 +565,7 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
         Dimension::TrustCalibration,
         score,
         confidence,
-        parts.into_evidence(scale(penalty - unhealthy, level), i, &mut |d| said(s, d)),
+        parts.drain_evidence(scale(penalty - unhealthy, level), i, &mut |d| said(s, d)),
     );
     // A mode names which way trust is off, so only outside the healthy band.
     d.mode = Some(if d.band == Band::Healthy {
@@ -603,7 +603,7 @@ fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
         Dimension::DependencyDrift,
         score,
         q.confidence_share * confidence,
-        p.into_evidence(1.0, i, &mut |d| said(s, d)),
+        p.drain_evidence(1.0, i, &mut |d| said(s, d)),
     )
 }
 
@@ -669,7 +669,7 @@ fn escalation(
         Dimension::EscalationFriction,
         score,
         confidence,
-        p.into_evidence(1.0, i, &mut |d| said(s, d)),
+        p.drain_evidence(1.0, i, &mut |d| said(s, d)),
     )
 }
 
