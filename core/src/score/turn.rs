@@ -257,6 +257,9 @@ struct Details<'a> {
     s: &'a TurnSignals,
     content: &'a str,
     written: [Option<Option<Arc<str>>>; INPUTS],
+    /// The turn's text prepared again, for the n-grams of a non-ASCII text (whose
+    /// byte ranges are in the lowercased text): once per turn, when first needed.
+    lowered: Option<Text>,
 }
 
 impl<'a> Details<'a> {
@@ -265,19 +268,25 @@ impl<'a> Details<'a> {
             s,
             content,
             written: Default::default(),
+            lowered: None,
         }
     }
 
     fn get(&mut self, input: Input) -> Option<Arc<str>> {
-        let (s, content) = (self.s, self.content);
+        let (s, content, lowered) = (self.s, self.content, &mut self.lowered);
         self.written[input as usize]
-            .get_or_insert_with(|| detail(input, s, content))
+            .get_or_insert_with(|| detail(input, s, content, lowered))
             .clone()
     }
 }
 
 /// What an input saw, for its evidence item.
-fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
+fn detail(
+    input: Input,
+    s: &TurnSignals,
+    content: &str,
+    lowered: &mut Option<Text>,
+) -> Option<Arc<str>> {
     // Written into one buffer reused from turn to turn, then copied once into the
     // shared string the evidence keeps.
     thread_local! {
@@ -286,18 +295,24 @@ fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
     BUF.with(|buf| {
         let out = &mut *buf.borrow_mut();
         out.clear();
-        write_detail(out, input, s, content).then(|| Arc::from(out.as_str()))
+        write_detail(out, input, s, content, lowered).then(|| Arc::from(out.as_str()))
     })
 }
 
-/// Writes what `input` saw into `out`; false when there is nothing to say.
-fn write_detail(out: &mut String, input: Input, s: &TurnSignals, content: &str) -> bool {
+/// Writes what `input` saw into `out`; false when there is nothing to say. `lowered`
+/// keeps the turn's prepared text for the next detail of the same turn.
+fn write_detail(
+    out: &mut String,
+    input: Input,
+    s: &TurnSignals,
+    content: &str,
+    lowered: &mut Option<Text>,
+) -> bool {
     if let Some(h) = input.head() {
         // "annoyance 0.81: \"useless\", \"not working\"".
         out.push_str(h.as_str());
         out.push(' ');
         push_fixed(out, s.reading.get(h), 2);
-        let mut lowered: Option<Text> = None;
         let mut first = true;
         for &(a, b) in s.reading.top[h.index()]
             .iter()
