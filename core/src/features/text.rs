@@ -42,7 +42,7 @@ impl Text {
         self.questions = 0;
         self.chars = 0;
         if raw.is_ascii() {
-            self.fill_ascii(raw.as_bytes());
+            self.fill_ascii(raw);
         } else {
             self.fill_unicode(raw);
         }
@@ -55,12 +55,11 @@ impl Text {
     /// time. Each 64-byte block becomes bit masks (one bit per byte: letter or digit,
     /// letter, capital, apostrophe, `!`, `?`), and the words are read off the masks:
     /// no branch per byte, one per word edge.
-    fn fill_ascii(&mut self, raw: &[u8]) {
-        let mut lower = std::mem::take(&mut self.lower).into_bytes();
-        lower.extend_from_slice(raw);
-        lower.make_ascii_lowercase();
-        // Only ASCII bytes were copied.
-        self.lower = String::from_utf8(lower).unwrap_or_default();
+    fn fill_ascii(&mut self, text: &str) {
+        // Lowercasing ASCII in place keeps the text valid UTF-8: no check needed.
+        self.lower.push_str(text);
+        self.lower.make_ascii_lowercase();
+        let raw = text.as_bytes();
         self.chars = raw.len() as u32;
         let (mut exclamations, mut questions) = (0u32, 0u32);
         // The word being read: its start, its letters so far (counted up to 2) and
