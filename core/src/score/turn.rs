@@ -332,7 +332,13 @@ fn write_detail(
             };
             out.push_str(if first { ": \"" } else { ", \"" });
             first = false;
-            out.extend(words.chars().map(|c| c.to_ascii_lowercase()));
+            // Copied whole, then lowercased in place (a non-ASCII text's words come
+            // from its lowercased text already).
+            let from = out.len();
+            out.push_str(words);
+            if let Some(copied) = out.get_mut(from..) {
+                copied.make_ascii_lowercase();
+            }
             out.push('"');
         }
         return true;
