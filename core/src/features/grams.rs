@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::features::text::{HIGH, ShortWords, Text, equal, packed_in, within};
+use crate::features::text::{ShortWords, Text};
 
 /// Bits of the bucket index.
 pub const BUCKET_BITS: u32 = 18;
@@ -111,7 +111,7 @@ impl WordHashes {
     /// The hashes of `word` (as [`Text`] lowercases it).
     pub fn of(word: &[u8]) -> WordHashes {
         let mut buf = Vec::new();
-        let w = normalise(word, 0, word.len(), &mut buf);
+        let w = normalise(word, &mut buf);
         let hash = |source: Source| {
             let (uni, neg, _) = source.seeds();
             (xxh3_64_with_seed(w, uni), bucket(xxh3_64_with_seed(w, neg)))
@@ -200,21 +200,12 @@ fn bucket(h: u64) -> u32 {
     (h >> (64 - BUCKET_BITS)) as u32
 }
 
-/// The word `text[start..end]` as a feature: apostrophes dropped, any word with a
-/// digit as `0`.
-fn normalise<'a>(text: &'a [u8], start: usize, end: usize, buf: &'a mut Vec<u8>) -> &'a [u8] {
-    let word = &text[start..end];
-    let (digit, apostrophe) = match packed_in(text, start, end) {
-        // A short ASCII word is tested eight bytes at once.
-        Some(x) if x & HIGH == 0 => (within(x, b'0', b'9') != 0, equal(x, b'\'') != 0),
-        _ => word.iter().fold((false, false), |(d, a), &b| {
-            (d || b.is_ascii_digit(), a || b == b'\'')
-        }),
-    };
-    if digit {
+/// `word` as a feature: apostrophes dropped, any word with a digit as `0`.
+fn normalise<'a>(word: &'a [u8], buf: &'a mut Vec<u8>) -> &'a [u8] {
+    if word.iter().any(u8::is_ascii_digit) {
         return b"0";
     }
-    if apostrophe {
+    if word.contains(&b'\'') {
         buf.clear();
         buf.extend(word.iter().copied().filter(|&b| b != b'\''));
         return buf;

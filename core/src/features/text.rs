@@ -326,7 +326,7 @@ struct Block {
 /// `0x01` in every byte.
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// `0x80` in every byte: a packed word `x` is ASCII when `x & HIGH == 0`.
-pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
+const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The high bit of each byte of `x` (all below `0x80`) that is at least `c`.
 fn at_least(x: u64, c: u8) -> u64 {
@@ -334,12 +334,12 @@ fn at_least(x: u64, c: u8) -> u64 {
 }
 
 /// The high bit of each byte of `x` (all below `0x80`) from `lo` to `hi`.
-pub(crate) fn within(x: u64, lo: u8, hi: u8) -> u64 {
+fn within(x: u64, lo: u8, hi: u8) -> u64 {
     at_least(x, lo) & !at_least(x, hi + 1)
 }
 
 /// The high bit of each byte of `x` that equals `c`.
-pub(crate) fn equal(x: u64, c: u8) -> u64 {
+fn equal(x: u64, c: u8) -> u64 {
     let t = x ^ (ONES * u64::from(c));
     !(((t & !HIGH) + !HIGH) | t) & HIGH
 }
