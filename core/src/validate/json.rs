@@ -12,6 +12,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
+use smallvec::SmallVec;
 
 /// Parses `text` as one JSON value (surrounding whitespace allowed), refusing an object
 /// that gives a key twice.
@@ -92,18 +93,49 @@ impl<'de> Visitor<'de> for Strict {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
+        // A small object (most `metadata` has a key or two) is gathered first, then
+        // moved into a map of its exact size: serde_json's own reader grows an empty
+        // map, which for one key allocates three times the room it needs.
+        let mut small: SmallVec<[(String, Value); SMALL_OBJECT]> = SmallVec::new();
         while let Some(key) = map.next_key::<String>()? {
-            // One lookup: the key's slot is found before its value is read.
-            match object.entry(key) {
-                Entry::Occupied(given) => return Err(repeated(given.key())),
-                Entry::Vacant(slot) => {
-                    slot.insert(map.next_value_seed(Strict)?);
-                }
+            if small.iter().any(|(given, _)| *given == key) {
+                return Err(repeated(&key));
             }
+            if small.len() == SMALL_OBJECT {
+                let mut object = Map::with_capacity(2 * SMALL_OBJECT);
+                object.extend(small.drain(..));
+                return large_map(object, key, map);
+            }
+            small.push((key, map.next_value_seed(Strict)?));
         }
+        let mut object = Map::with_capacity(small.len());
+        object.extend(small);
         Ok(Value::Object(object))
     }
+}
+
+/// Keys an object may have before its keys are checked in a map rather than one by one.
+const SMALL_OBJECT: usize = 4;
+
+/// The rest of [`Strict::visit_map`] for a larger object: `object` holds the pairs read
+/// so far, and `key` is the next key, its value still to read.
+fn large_map<'de, A: MapAccess<'de>>(
+    mut object: Map<String, Value>,
+    key: String,
+    mut map: A,
+) -> Result<Value, A::Error> {
+    let mut next = Some(key);
+    while let Some(key) = next {
+        // One lookup: the key's slot is found before its value is read.
+        match object.entry(key) {
+            Entry::Occupied(given) => return Err(repeated(given.key())),
+            Entry::Vacant(slot) => {
+                slot.insert(map.next_value_seed(Strict)?);
+            }
+        }
+        next = map.next_key::<String>()?;
+    }
+    Ok(Value::Object(object))
 }
 
 #[cfg(test)]
@@ -122,6 +154,9 @@ mod tests {
             "[]",
             "null",
             r#"{"Key": 1, "key": 2, "k\u0065y2": 3}"#,
+            // Past the keys checked one by one, in order.
+            r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": {"f": 5, "g": 6, "h": 7, "i": 8, "j": 9}}"#,
+            r#"{"z": 1, "y": 2, "x": 3, "w": 4, "v": 5, "u": 6, "t": 7, "s": 8, "r": 9, "q": 0}"#,
         ];
         for text in texts {
             let expected: Value = serde_json::from_str(text).unwrap();
@@ -157,6 +192,18 @@ mod tests {
             (r#"[{"a": 1}, {"b": 1, "b": 1}]"#, "b", 23),
             // Escapes are read first: these are the same key.
             (r#"{"a": 1, "\u0061": 2}"#, "a", 17),
+            // In an object larger than those checked pair by pair.
+            (r#"{"a": 1, "b": 2, "c": 3, "d": 4, "a": 5}"#, "a", 36),
+            (
+                r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "e": 6}"#,
+                "e",
+                44,
+            ),
+            (
+                r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "b": 6}"#,
+                "b",
+                44,
+            ),
         ] {
             assert_eq!(
                 from_str(text).unwrap_err().to_string(),
