@@ -65,18 +65,26 @@ pub fn resolve(event: &Event, deployment_id: Option<&str>) -> (Role, RoleSource)
     if deployment_id == Some(event.actor_id.as_str()) {
         return (Role::Ai, RoleSource::DeploymentId);
     }
-    let actor = event.actor_id.to_ascii_lowercase();
-    if AI_ACTOR_PREFIXES.iter().any(|p| actor.starts_with(p)) {
+    // The prefixes are lowercase ASCII: comparing without ASCII case is comparing the
+    // lowercased id, without making a lowercased copy of it for every event.
+    let actor = event.actor_id.as_bytes();
+    if AI_ACTOR_PREFIXES.iter().any(|p| {
+        actor
+            .get(..p.len())
+            .is_some_and(|a| a.eq_ignore_ascii_case(p.as_bytes()))
+    }) {
         return (Role::Ai, RoleSource::ActorPrefix);
     }
     (Role::Human, RoleSource::Default)
 }
 
 fn named_role(value: &str) -> Option<Role> {
-    let v = value.trim().to_ascii_lowercase();
-    if HUMAN_ROLES.contains(&v.as_str()) {
+    // The role names are lowercase ASCII, as for the prefixes above.
+    let v = value.trim();
+    let named = |names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(v));
+    if named(&HUMAN_ROLES) {
         Some(Role::Human)
-    } else if AI_ROLES.contains(&v.as_str()) {
+    } else if named(&AI_ROLES) {
         Some(Role::Ai)
     } else {
         None
@@ -113,6 +121,44 @@ mod tests {
     fn speaker_is_used_when_role_is_unknown() {
         let e = event("u1", json!({"role": "agent", "speaker": "bot"}));
         assert_eq!(resolve(&e, None), (Role::Ai, RoleSource::MetadataSpeaker));
+    }
+
+    #[test]
+    fn names_and_prefixes_are_lowercase_ascii() {
+        // What lets `resolve` compare without ASCII case instead of lowercasing.
+        for name in HUMAN_ROLES
+            .iter()
+            .chain(&AI_ROLES)
+            .chain(&AI_ACTOR_PREFIXES)
+        {
+            assert!(name.is_ascii(), "{name}");
+            assert_eq!(name.to_ascii_lowercase(), *name);
+        }
+    }
+
+    #[test]
+    fn role_names_are_read_without_case_or_surrounding_space() {
+        for (value, role) in [
+            (" USER ", Some(Role::Human)),
+            ("End_User", Some(Role::Human)),
+            ("Assistant", Some(Role::Ai)),
+            ("\tTOOL", Some(Role::Ai)),
+            ("users", None),
+            ("usér", None),
+            ("", None),
+        ] {
+            assert_eq!(named_role(value), role, "{value:?}");
+        }
+        // A prefix is matched on bytes: a multi-byte character where it would end is
+        // no match and no panic.
+        assert_eq!(
+            resolve(&event("bo\u{e9}:x", json!({})), None),
+            (Role::Human, RoleSource::Default)
+        );
+        assert_eq!(
+            resolve(&event("AI:\u{e9}", json!({})), None),
+            (Role::Ai, RoleSource::ActorPrefix)
+        );
     }
 
     #[test]
