@@ -207,8 +207,18 @@ impl Linear {
     /// The weights of one bucket, one per head: zeros when the model has none.
     pub fn weights(&self, bucket: u32) -> &[f32; MAX_HEADS] {
         // A bucket out of range (never one `grams` makes) reads the row of zeros.
-        let r = self.index.get(bucket as usize).copied().unwrap_or(0);
-        &self.rows[r as usize]
+        self.row(self.row_of(bucket))
+    }
+
+    /// The row of one bucket's weights, for [`Linear::row`]: 0, the row of zeros, when
+    /// the model has none.
+    pub fn row_of(&self, bucket: u32) -> u32 {
+        self.index.get(bucket as usize).copied().unwrap_or(0)
+    }
+
+    /// The weights of a row given by [`Linear::row_of`], one per head.
+    pub fn row(&self, row: u32) -> &[f32; MAX_HEADS] {
+        &self.rows[row as usize]
     }
 
     /// The weight of one n-gram's bucket for `head` (0 when the model has none).
