@@ -128,7 +128,7 @@ pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f6
     // pushed each head up most. Those are kept as integer keys (below) compared with
     // `max` and `min`, which take no branch: whether a weight beats the best so far is
     // as good as random to the processor.
-    let mut best = [[0u64; 2]; H];
+    let mut best: Best = [[0u64; 2]; H];
     // Close to half of a turn's n-grams are in no bucket the model weighs (116 262 of
     // the 259 259 of the first 5 000 bench messages). Their zeros would add nothing
     // (a sum never becomes -0, so adding ±0 leaves it as it is) and never rank, so each
@@ -153,6 +153,17 @@ pub fn read(model: &Linear, text: &Text, grams: &[Gram], value: f64, dense: &[f6
             }
         }
     }
+    reading(model, text, grams, push, best)
+}
+
+/// The sum of each head's pushes in [`read`] (the dense features' and the n-grams').
+type Sums = [f64; MAX_HEADS];
+/// Per head, the keys ([`strength_key`]) of the two n-grams that pushed it up most.
+type Best = [[u64; 2]; Head::ALL.len()];
+
+/// The reading from the sums and strongest n-grams of [`read`]: each head's calibrated
+/// probability, and its n-grams as byte ranges of the lowercased text.
+fn reading(model: &Linear, text: &Text, grams: &[Gram], push: Sums, best: Best) -> Reading {
     let mut r = Reading::default();
     let bias = model.bias();
     for h in Head::ALL {
@@ -213,7 +224,7 @@ mod tests {
         let mut buf = Vec::new();
         let value = grams(text, Source::Human, &mut buf);
         let mut push = model.dense_push(&dense(text, &affect(text), &markers));
-        let mut best = [[0u64; 2]; Head::ALL.len()];
+        let mut best: Best = [[0u64; 2]; Head::ALL.len()];
         for (k, g) in buf.iter().enumerate() {
             let row = model.weights(g.bucket);
             for h in 0..Head::ALL.len() {
@@ -223,24 +234,7 @@ mod tests {
                 best[h] = [first.max(key), second.max(first.min(key))];
             }
         }
-        let mut r = Reading::default();
-        for h in Head::ALL {
-            let k = h.index();
-            r.p[k] = model.probability(k, model.bias()[k] + push[k]);
-            for (slot, &key) in r.top[k].iter_mut().zip(&best[k]) {
-                if key != 0 {
-                    let g = buf[(!key as u32) as usize];
-                    *slot = (
-                        text.spans[g.first as usize].0,
-                        text.spans[g.last as usize].1,
-                    );
-                }
-            }
-            if r.top[k][1] == r.top[k][0] {
-                r.top[k][1] = (0, 0);
-            }
-        }
-        r
+        reading(model, text, &buf, push, best)
     }
 
     #[test]
