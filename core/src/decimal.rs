@@ -6,37 +6,56 @@
 /// it, without the formatting machinery in the common case (evidence details write
 /// a few numbers per turn).
 pub fn push_fixed(out: &mut String, x: f64, decimals: u32) {
-    let scale = 10u64.pow(decimals.min(9));
-    let y = x * scale as f64;
-    if decimals <= 9 && x.is_sign_positive() && y < 1e9 {
-        let floor = y.floor();
-        let frac = y - floor;
-        // Away from a tie, the rounded product rounds as the exact decimal does (the
-        // product's error is far below 1e-6 here); near one, core::fmt decides.
-        if (frac - 0.5).abs() > 1e-6 {
-            let n = floor as u64 + u64::from(frac > 0.5);
-            push_digits(out, n / scale, 1);
-            if decimals > 0 {
-                out.push('.');
-                push_digits(out, n % scale, decimals as usize);
+    if let Some(&scale) = TENS.get(decimals as usize) {
+        let y = x * scale as f64;
+        if x.is_sign_positive() && y < 1e9 {
+            // `y` is in [0, 1e9): truncating is flooring (and needs no call to the C
+            // library's `floor`, as on the baseline x86-64 target `f64::floor` does).
+            let whole = y as u64;
+            let frac = y - whole as f64;
+            // Away from a tie, the rounded product rounds as the exact decimal does (the
+            // product's error is far below 1e-6 here); near one, core::fmt decides.
+            if (frac - 0.5).abs() > 1e-6 {
+                let n = whole + u64::from(frac > 0.5);
+                push_digits(out, n / scale, 1);
+                if decimals > 0 {
+                    out.push('.');
+                    push_digits(out, n % scale, decimals as usize);
+                }
+                return;
             }
-            return;
         }
     }
     use std::fmt::Write as _;
     let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
 }
 
-/// Appends the decimal digits of `n`, at least `width` of them (zero-padded).
-pub fn push_digits(out: &mut String, mut n: u64, width: usize) {
-    let mut digits = [b'0'; 20];
-    let mut i = digits.len();
-    while n > 0 || digits.len() - i < width {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
+/// `10^k` for the `k` decimals [`push_fixed`] writes itself.
+const TENS: [u64; 10] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+];
+
+/// Appends the decimal digits of `n`, at least `width` of them (zero-padded; none for
+/// 0 with width 0).
+pub fn push_digits(out: &mut String, n: u64, width: usize) {
+    if n == 0 && width == 0 {
+        return;
     }
-    out.extend(digits[i..].iter().map(|&d| char::from(d)));
+    let mut buffer = itoa::Buffer::new();
+    let digits = buffer.format(n);
+    for _ in digits.len()..width {
+        out.push('0');
+    }
+    out.push_str(digits);
 }
 
 /// `x.round()` (half away from zero), computed without the call to the C library's
@@ -88,6 +107,8 @@ mod tests {
             (1234, 1, "1234"),
             (u64::MAX, 1, "18446744073709551615"),
             (5, 0, "5"),
+            (0, 0, ""),
+            (42, 5, "00042"),
         ] {
             let mut out = String::new();
             push_digits(&mut out, n, w);
