@@ -293,6 +293,14 @@ impl Markers {
         }
     }
 
+    /// The strongest phrase of `category` that matched, as its index in [`phrases()`].
+    pub fn phrase_index(&self, category: Category) -> Option<usize> {
+        match self.phrase[category.index()] {
+            NO_PHRASE => None,
+            id => Some(usize::from(id)),
+        }
+    }
+
     /// Whether any phrase of `category` matched.
     pub fn has(&self, category: Category) -> bool {
         self.strength[category.index()] > 0.0

@@ -10,7 +10,7 @@
 use std::sync::{Arc, LazyLock};
 
 use crate::decimal::push_fixed;
-use crate::features::markers::Category;
+use crate::features::markers::{self, Category, Markers};
 use crate::features::text::Text;
 use crate::model::TABLES;
 use crate::model::tables::LinearDim;
@@ -287,6 +287,17 @@ fn detail(
     content: &str,
     lowered: &mut Option<Text>,
 ) -> Option<Arc<str>> {
+    // A quoted marker phrase or a fixed text is shared, not written again.
+    let m = &s.markers;
+    match input {
+        Input::RepetitionClaim => return quoted_phrase(m, Category::RepetitionClaim),
+        Input::ProblemPersists => return quoted_phrase(m, Category::ProblemPersists),
+        Input::EscalationRequest => return quoted_phrase(m, Category::Escalation),
+        Input::RepeatedQuestionMarks => return Some(Fixed::RepeatedQuestionMarks.shared()),
+        Input::LastReplyFailed => return Some(Fixed::LastReplyFailed.shared()),
+        Input::UnansweredLastQuestion => return Some(Fixed::UnansweredLastQuestion.shared()),
+        _ => {}
+    }
     // Written into one buffer reused from turn to turn, then copied once into the
     // shared string the evidence keeps.
     thread_local! {
@@ -354,21 +365,9 @@ fn write_detail(
             push_int(out, e);
             true
         }),
-        Input::RepetitionClaim | Input::ProblemPersists | Input::EscalationRequest => {
-            let c = match input {
-                Input::RepetitionClaim => Category::RepetitionClaim,
-                Input::ProblemPersists => Category::ProblemPersists,
-                _ => Category::Escalation,
-            };
-            s.markers.phrase(c).is_some_and(|p| push_quoted(out, p))
-        }
         Input::Shouting => {
             push_fixed(out, s.shouting * 100.0, 0);
             out.push_str("% of words in capitals");
-            true
-        }
-        Input::RepeatedQuestionMarks => {
-            out.push_str("\"??\"");
             true
         }
         Input::QuestionAfterLongAnswer => s.prior_ai.is_some_and(|a| {
@@ -388,14 +387,6 @@ fn write_detail(
             out.push_str(&stars_detail(stars));
             true
         }),
-        Input::LastReplyFailed => {
-            out.push_str("the AI's reply to the last turn failed");
-            true
-        }
-        Input::UnansweredLastQuestion => {
-            out.push_str("the last question got no reply");
-            true
-        }
         _ => false,
     }
 }
@@ -430,7 +421,7 @@ enum Said {
     /// The strongest phrase of a marker category.
     Phrase(Category),
     /// A fixed description.
-    Text(&'static str),
+    Text(Fixed),
     /// "request number N".
     RequestNumber(u32),
 }
@@ -439,8 +430,8 @@ enum Said {
 fn said(s: &TurnSignals, d: Said) -> Option<Arc<str>> {
     match d {
         Said::Nothing => None,
-        Said::Phrase(c) => s.markers.phrase(c).map(quoted),
-        Said::Text(t) => Some(t.into()),
+        Said::Phrase(c) => quoted_phrase(&s.markers, c),
+        Said::Text(t) => Some(t.shared()),
         Said::RequestNumber(n) => Some(format!("request number {n}").into()),
     }
 }
@@ -450,6 +441,52 @@ fn quoted(p: &str) -> Arc<str> {
     let mut out = String::with_capacity(p.len() + 2);
     push_quoted(&mut out, p);
     out.into()
+}
+
+/// Every marker phrase quoted, by its index in [`markers::phrases`]: written once and
+/// shared by every evidence item that quotes it (a reference count, not a string).
+static QUOTED_PHRASES: LazyLock<Vec<Arc<str>>> =
+    LazyLock::new(|| markers::phrases().map(quoted).collect());
+
+/// The strongest phrase of `category` that matched, quoted.
+fn quoted_phrase(m: &Markers, category: Category) -> Option<Arc<str>> {
+    QUOTED_PHRASES.get(m.phrase_index(category)?).cloned()
+}
+
+/// The details that are always the same words, each written once and shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fixed {
+    NotOffered,
+    NoReply,
+    RepeatedQuestionMarks,
+    LastReplyFailed,
+    UnansweredLastQuestion,
+}
+
+impl Fixed {
+    const ALL: [Fixed; 5] = [
+        Fixed::NotOffered,
+        Fixed::NoReply,
+        Fixed::RepeatedQuestionMarks,
+        Fixed::LastReplyFailed,
+        Fixed::UnansweredLastQuestion,
+    ];
+
+    fn text(self) -> &'static str {
+        match self {
+            Fixed::NotOffered => "the next AI reply offered no person or channel",
+            Fixed::NoReply => "no AI reply followed",
+            Fixed::RepeatedQuestionMarks => "\"??\"",
+            Fixed::LastReplyFailed => "the AI's reply to the last turn failed",
+            Fixed::UnansweredLastQuestion => "the last question got no reply",
+        }
+    }
+
+    fn shared(self) -> Arc<str> {
+        static SHARED: LazyLock<[Arc<str>; 5]> =
+            LazyLock::new(|| Fixed::ALL.map(|f| f.text().into()));
+        SHARED[self as usize].clone()
+    }
 }
 
 /// Writes what the AI turn before did that reads as a failure; false when there was
@@ -663,7 +700,7 @@ fn escalation(
                 p.add(
                     "escalation_not_offered",
                     q.not_offered * asked,
-                    Said::Text("the next AI reply offered no person or channel"),
+                    Said::Text(Fixed::NotOffered),
                 );
             }
             None => {
@@ -671,7 +708,7 @@ fn escalation(
                 p.add(
                     "escalation_unanswered",
                     q.unanswered * asked,
-                    Said::Text("no AI reply followed"),
+                    Said::Text(Fixed::NoReply),
                 );
             }
         }
@@ -698,4 +735,37 @@ fn escalation(
 fn turn_confidence(s: &TurnSignals) -> f64 {
     let c = &TURN.confidence;
     c.floor + c.span * saturate(s.words as f64, c.steepness)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::text::Text;
+
+    #[test]
+    fn shared_fixed_details_are_their_texts() {
+        for f in Fixed::ALL {
+            assert_eq!(&*f.shared(), f.text(), "{f:?}");
+            // Shared: the same string each time, not a copy.
+            assert!(Arc::ptr_eq(&f.shared(), &f.shared()));
+        }
+        assert_eq!(&*Fixed::RepeatedQuestionMarks.shared(), "\"??\"");
+    }
+
+    #[test]
+    fn a_quoted_phrase_is_the_matched_phrase_in_quotes() {
+        let m = Markers::find(&Text::new(
+            "Like I said, it still doesn't work. Get me a human!",
+        ));
+        for c in [
+            Category::RepetitionClaim,
+            Category::ProblemPersists,
+            Category::Escalation,
+        ] {
+            let phrase = m.phrase(c).expect("the text has a phrase of each category");
+            let quoted = quoted_phrase(&m, c).expect("quoted");
+            assert_eq!(&*quoted, format!("\"{phrase}\""), "{c:?}");
+        }
+        assert_eq!(quoted_phrase(&m, Category::Gratitude), None);
+    }
 }
