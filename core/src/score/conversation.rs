@@ -441,12 +441,16 @@ fn roll_up(
         combine(&v)
     };
     // The turns' items are all read for the selection; only the kept few are copied.
-    let mut items: Vec<&Evidence> = turns
-        .iter()
-        .flat_map(|t| t.layer_z.get(d).evidence.iter())
-        .filter(|e| e.signal != "baseline" && !e.signal.starts_with("carried_"))
-        .filter(|e| !emits_zero(e.contribution))
-        .collect();
+    // (Sized once: a filtered iterator would grow the list by doubling.)
+    let all = turns.iter().map(|t| t.layer_z.get(d).evidence.len()).sum();
+    let mut items: Vec<&Evidence> = Vec::with_capacity(all);
+    items.extend(
+        turns
+            .iter()
+            .flat_map(|t| t.layer_z.get(d).evidence.iter())
+            .filter(|e| e.signal != "baseline" && !e.signal.starts_with("carried_"))
+            .filter(|e| !emits_zero(e.contribution)),
+    );
     if items.len() > MAX_EVIDENCE {
         items.select_nth_unstable_by(MAX_EVIDENCE - 1, |a, b| evidence_order(a, b));
         items.truncate(MAX_EVIDENCE);
