@@ -159,12 +159,13 @@ pub struct ArcState {
 pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> LayerZ {
     let t = &*TURN;
     let x = inputs(s);
+    let present = present(&x);
     let confidence = turn_confidence(s);
     let details = &mut Details::new(s, content);
     let frustration = learned(
         Dimension::FrustrationBuildup,
         &t.frustration,
-        &x,
+        (&x, present),
         details,
         &mut state.frustration,
         confidence,
@@ -172,7 +173,7 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
     let comprehension = learned(
         Dimension::ComprehensionGap,
         &t.comprehension,
-        &x,
+        (&x, present),
         details,
         &mut state.comprehension,
         confidence,
@@ -180,7 +181,7 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
     let abandonment = learned(
         Dimension::SilentAbandonmentRisk,
         &t.abandonment,
-        &x,
+        (&x, present),
         details,
         &mut state.abandonment,
         confidence,
@@ -196,6 +197,16 @@ pub fn score_turn(s: &TurnSignals, content: &str, state: &mut ArcState) -> Layer
         escalation_friction: escalation,
         comprehension_gap: comprehension,
     }
+}
+
+/// The inputs that are not zero, as bits (bit `k` for input `k`): only they can make a
+/// part of a learned dimension (a zero input's part is zero, and a part of zero is
+/// not kept), so the three dimensions of a turn look at these alone.
+fn present(x: &[f64; INPUTS]) -> u32 {
+    const { assert!(INPUTS <= 32) };
+    x.iter()
+        .enumerate()
+        .fold(0, |bits, (k, &v)| bits | (u32::from(v != 0.0) << k))
 }
 
 /// The name of the carried-arc evidence item of a learned dimension.
@@ -214,7 +225,7 @@ fn carried_signal(d: Dimension) -> &'static str {
 fn learned(
     d: Dimension,
     table: &LinearDim,
-    x: &[f64; INPUTS],
+    (x, present): (&[f64; INPUTS], u32),
     details: &mut Details<'_>,
     level: &mut f64,
     confidence: f64,
@@ -239,8 +250,16 @@ fn learned(
     };
     // The parts in the score's units; the kept few become evidence.
     let mut parts: Parts<Option<Input>> = Parts::default();
-    for (k, (&w, &v)) in table.weights.iter().zip(x.iter()).enumerate() {
-        parts.add(Input::ALL[k].as_str(), w * v * factor, Some(Input::ALL[k]));
+    let mut bits = present;
+    while bits != 0 {
+        let k = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let input = Input::ALL[k];
+        parts.add(
+            input.as_str(),
+            table.weights[k] * x[k] * factor,
+            Some(input),
+        );
     }
     parts.add(carried_signal(d), carried * factor, None);
     parts.add("baseline", baseline, None);
