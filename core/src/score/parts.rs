@@ -68,26 +68,39 @@ impl<D: Copy> Parts<D> {
         event_index: usize,
         detail: &mut dyn FnMut(D) -> Option<Arc<str>>,
     ) -> Vec<Evidence> {
-        for p in &mut self.items {
+        // Worked on as a plain slice: every access through the SmallVec would ask again
+        // whether it has spilled to the heap.
+        let items = self.items.as_mut_slice();
+        // Scaled, and those that round to 0 dropped: the others moved to the front, in
+        // order.
+        let mut live = 0;
+        for i in 0..items.len() {
+            let mut p = items[i];
             p.1 *= factor;
+            if !emits_zero(p.1) {
+                items[live] = p;
+                live += 1;
+            }
         }
-        self.items.retain(|p| !emits_zero(p.1));
         // Strongest first, then by signal: no two parts share a signal, so the order
         // is total. Picking the first MAX_EVIDENCE one by one costs a few comparisons
         // of a handful of parts and no sort code of its own.
         let first = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
             b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)) == Ordering::Less
         };
-        let mut out = Vec::with_capacity(self.items.len().min(MAX_EVIDENCE));
-        while out.len() < MAX_EVIDENCE && !self.items.is_empty() {
-            let best = (1..self.items.len()).fold(0, |best, k| {
-                if first(&self.items[k], &self.items[best]) {
+        let mut out = Vec::with_capacity(live.min(MAX_EVIDENCE));
+        while out.len() < MAX_EVIDENCE && live > 0 {
+            let best = (1..live).fold(0, |best, k| {
+                if first(&items[k], &items[best]) {
                     k
                 } else {
                     best
                 }
             });
-            let (signal, contribution, d) = self.items.swap_remove(best);
+            let (signal, contribution, d) = items[best];
+            // Taken out: the last live part takes its place.
+            items[best] = items[live - 1];
+            live -= 1;
             out.push(Evidence {
                 signal,
                 event_index,
