@@ -185,7 +185,8 @@ fn find_phrases(text: &Text, terms: &mut Vec<Occurrence>) -> Markers {
     terms.clear();
     let mut markers = MarkerMatches::new();
     phrases::each(&p.automaton, text, |o| file(p, o, &mut markers, terms));
-    Markers::from_matches(text, markers)
+    // Read in place: the list itself (a few hundred bytes on the stack) is not moved.
+    Markers::from_matches(text, markers.iter().copied())
 }
 
 /// [`find_phrases`] of two turns in one search (see [`phrases::each_of_two`]).
@@ -198,10 +199,9 @@ fn find_phrases_of_two(texts: [&Text; 2], mut terms: [&mut Vec<Occurrence>; 2]) 
     phrases::each_of_two(&p.automaton, texts[0], texts[1], |k, o| {
         file(p, o, &mut markers[k], terms[k]);
     });
-    let [first, second] = markers;
     [
-        Markers::from_matches(texts[0], first),
-        Markers::from_matches(texts[1], second),
+        Markers::from_matches(texts[0], markers[0].iter().copied()),
+        Markers::from_matches(texts[1], markers[1].iter().copied()),
     ]
 }
 
