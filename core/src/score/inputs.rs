@@ -139,6 +139,16 @@ impl Input {
             _ => None,
         }
     }
+
+    /// The marker category this input reads (its strength), if it is one.
+    pub fn marker(self) -> Option<Category> {
+        match self {
+            Input::RepetitionClaim => Some(Category::RepetitionClaim),
+            Input::ProblemPersists => Some(Category::ProblemPersists),
+            Input::EscalationRequest => Some(Category::Escalation),
+            _ => None,
+        }
+    }
 }
 
 /// Number of inputs.
@@ -163,9 +173,11 @@ pub fn inputs(s: &TurnSignals) -> [f64; INPUTS] {
     x[Input::AiFailure as usize] = prior_failure;
     x[Input::AiFailureHistory as usize] = s.ai_failure_history.min(1.0);
     x[Input::Repetition as usize] = s.repetition;
-    x[Input::RepetitionClaim as usize] = s.markers.get(Category::RepetitionClaim);
-    x[Input::ProblemPersists as usize] = s.markers.get(Category::ProblemPersists);
-    x[Input::EscalationRequest as usize] = s.markers.get(Category::Escalation);
+    for input in Input::ALL {
+        if let Some(c) = input.marker() {
+            x[input as usize] = s.markers.get(c);
+        }
+    }
     x[Input::Shouting as usize] = s.shouting;
     x[Input::Exclamation as usize] = s.exclamation;
     x[Input::RepeatedQuestionMarks as usize] = b(s.repeated_question_marks);

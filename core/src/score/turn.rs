@@ -307,11 +307,10 @@ fn detail(
     lowered: &mut Option<Text>,
 ) -> Option<Arc<str>> {
     // A quoted marker phrase or a fixed text is shared, not written again.
-    let m = &s.markers;
+    if let Some(c) = input.marker() {
+        return quoted_phrase(&s.markers, c);
+    }
     match input {
-        Input::RepetitionClaim => return quoted_phrase(m, Category::RepetitionClaim),
-        Input::ProblemPersists => return quoted_phrase(m, Category::ProblemPersists),
-        Input::EscalationRequest => return quoted_phrase(m, Category::Escalation),
         Input::RepeatedQuestionMarks => return Some(Fixed::RepeatedQuestionMarks.shared()),
         Input::LastReplyFailed => return Some(Fixed::LastReplyFailed.shared()),
         Input::UnansweredLastQuestion => return Some(Fixed::UnansweredLastQuestion.shared()),
