@@ -600,10 +600,10 @@ export interface components {
         CreateDeploy: {
             /**
              * @description The release deployed (a model version, prompt version, build); blank means
-             *     not given.
+             *     not given; no NUL.
              */
             release?: string | null;
-            /** @description What changed, for people; blank means not given. */
+            /** @description What changed, for people; blank means not given; no NUL. */
             description?: string | null;
             /**
              * Format: date-time

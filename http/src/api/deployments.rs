@@ -39,11 +39,11 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct CreateDeploy {
     /// The release deployed (a model version, prompt version, build); blank means
-    /// not given.
-    #[schema(max_length = 256)]
+    /// not given; no NUL.
+    #[schema(max_length = 256, pattern = r"^[^\u0000]*$")]
     pub release: Option<String>,
-    /// What changed, for people; blank means not given.
-    #[schema(max_length = 2000)]
+    /// What changed, for people; blank means not given; no NUL.
+    #[schema(max_length = 2000, pattern = r"^[^\u0000]*$")]
     pub description: Option<String>,
     /// When it went live (RFC 3339); now when omitted.
     #[schema(format = DateTime)]

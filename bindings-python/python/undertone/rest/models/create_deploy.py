@@ -20,8 +20,8 @@ class CreateDeploy:
 
     Attributes:
         release (None | str | Unset): The release deployed (a model version, prompt version, build); blank means
-            not given.
-        description (None | str | Unset): What changed, for people; blank means not given.
+            not given; no NUL.
+        description (None | str | Unset): What changed, for people; blank means not given; no NUL.
         deployed_at (datetime.datetime | None | Unset): When it went live (RFC 3339); now when omitted.
     """
 
