@@ -61,17 +61,22 @@ impl Text {
         self.lower.make_ascii_lowercase();
         let raw = text.as_bytes();
         self.chars = raw.len() as u32;
-        let (mut exclamations, mut questions) = (0u32, 0u32);
+        // Counted over the whole text, a loop the compiler vectorises; the blocks need
+        // no masks of their own for them.
+        self.exclamations = count_byte(raw, b'!');
+        self.questions = count_byte(raw, b'?');
+        // Most texts have no apostrophe: then no block looks for one.
+        let apostrophes = memchr::memchr(b'\'', raw).is_some();
         // The word being read: its start, its letters so far (counted up to 2) and
         // whether one was lowercase; capitals need two letters and no lowercase one.
         let mut open: Option<(usize, u32, bool)> = None;
         // Whether the last byte of the previous block was a letter or digit, and whether
         // it was in a word.
         let (mut alnum_carry, mut word_carry) = (0u64, 0u64);
-        let mut next = Block::read(raw, 0);
+        let mut next = Block::read(raw, 0, apostrophes);
         for at in (0..raw.len()).step_by(64) {
             let block = next;
-            next = Block::read(raw, at + 64);
+            next = Block::read(raw, at + 64, apostrophes);
             // An apostrophe is part of a word only between two word characters.
             let before = (block.alnum << 1) | alnum_carry;
             let after = (block.alnum >> 1) | (next.alnum << 63);
@@ -96,16 +101,12 @@ impl Text {
                 let (letters, lowercase) = block.letters_in(from, 64, letters, lowercase);
                 open = Some((start, letters, lowercase));
             }
-            exclamations += block.exclamation.count_ones();
-            questions += block.question.count_ones();
             alnum_carry = block.alnum >> 63;
             word_carry = word >> 63;
         }
         if let Some((start, letters, lowercase)) = open {
             self.push_span(start, raw.len(), letters >= 2 && !lowercase);
         }
-        self.exclamations = exclamations;
-        self.questions = questions;
     }
 
     fn fill_unicode(&mut self, raw: &str) {
@@ -319,8 +320,6 @@ struct Block {
     letter: u64,
     upper: u64,
     apostrophe: u64,
-    exclamation: u64,
-    question: u64,
 }
 
 /// `0x01` in every byte.
@@ -344,6 +343,21 @@ fn equal(x: u64, c: u8) -> u64 {
     !(((t & !HIGH) + !HIGH) | t) & HIGH
 }
 
+/// How many bytes of `raw` are `b`.
+fn count_byte(raw: &[u8], b: u8) -> u32 {
+    // Summed as bytes in chunks of 255 (no byte sum can overflow), which the compiler
+    // turns into byte-wide vector compares.
+    raw.chunks(255)
+        .map(|chunk| {
+            u32::from(
+                chunk
+                    .iter()
+                    .fold(0u8, |n, &x| n.wrapping_add(u8::from(x == b))),
+            )
+        })
+        .sum()
+}
+
 /// The high bits of the eight bytes as eight bits, byte `i` to bit `i`.
 fn gather(high: u64) -> u64 {
     (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
@@ -362,8 +376,9 @@ impl Block {
     }
 
     /// The block of `raw` that starts at byte `at` (empty past the end; bytes past the
-    /// end read as zero, which is in no class).
-    fn read(raw: &[u8], at: usize) -> Block {
+    /// end read as zero, which is in no class); its apostrophes only if `apostrophes`
+    /// (the text has one).
+    fn read(raw: &[u8], at: usize, apostrophes: bool) -> Block {
         let mut b = Block::default();
         let Some(rest) = raw.get(at..at + 64).or_else(|| raw.get(at..)) else {
             return b;
@@ -372,7 +387,7 @@ impl Block {
         for (k, eight) in (&mut words).enumerate() {
             let mut bytes = [0u8; 8];
             bytes.copy_from_slice(eight);
-            b.add(k, u64::from_le_bytes(bytes));
+            b.add(k, u64::from_le_bytes(bytes), apostrophes);
         }
         let tail = words.remainder();
         if !tail.is_empty() {
@@ -387,13 +402,14 @@ impl Block {
                 // A text shorter than eight bytes: the tail is the whole text.
                 None => packed(tail).unwrap_or(0),
             };
-            b.add(rest.len() / 8, x);
+            b.add(rest.len() / 8, x, apostrophes);
         }
         b
     }
 
-    /// Adds the eight bytes `x` (all below `0x80`) as the `k`-th eight of the block.
-    fn add(&mut self, k: usize, x: u64) {
+    /// Adds the eight bytes `x` (all below `0x80`) as the `k`-th eight of the block,
+    /// looking for apostrophes only if `apostrophes`.
+    fn add(&mut self, k: usize, x: u64, apostrophes: bool) {
         let upper = within(x, b'A', b'Z');
         let letter = within(x | (ONES * 0x20), b'a', b'z');
         let digit = within(x, b'0', b'9');
@@ -401,9 +417,9 @@ impl Block {
         self.alnum |= gather(letter | digit) << shift;
         self.letter |= gather(letter) << shift;
         self.upper |= gather(upper) << shift;
-        self.apostrophe |= gather(equal(x, b'\'')) << shift;
-        self.exclamation |= gather(equal(x, b'!')) << shift;
-        self.question |= gather(equal(x, b'?')) << shift;
+        if apostrophes {
+            self.apostrophe |= gather(equal(x, b'\'')) << shift;
+        }
     }
 }
 
