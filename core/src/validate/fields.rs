@@ -314,15 +314,25 @@ pub(crate) fn string<V: Input>(c: &mut Collector, v: V, path: Path<'_>) -> Optio
 
 /// Checks an identifier: 1 to [`limits::ID_MAX_CHARS`] characters, no control characters.
 pub(crate) fn check_id(c: &mut Collector, s: &str, path: Path<'_>) -> bool {
-    // One pass: the length in characters and the first control character, if any.
-    let mut chars = 0;
-    let mut control = None;
-    for ch in s.chars() {
-        if control.is_none() && ch.is_control() {
-            control = Some((chars, ch));
+    // The length in characters and the first control character, if any: for ASCII
+    // (nearly every id) the length in bytes and a byte search.
+    let (chars, control) = if s.is_ascii() {
+        let control = s
+            .bytes()
+            .position(|b| b.is_ascii_control())
+            .map(|at| (at, char::from(s.as_bytes()[at])));
+        (s.len(), control)
+    } else {
+        let mut chars = 0;
+        let mut control = None;
+        for ch in s.chars() {
+            if control.is_none() && ch.is_control() {
+                control = Some((chars, ch));
+            }
+            chars += 1;
         }
-        chars += 1;
-    }
+        (chars, control)
+    };
     if chars == 0 {
         c.push(path, "must not be empty");
         return false;
@@ -764,5 +774,44 @@ mod tests {
         let long = "x".repeat(100);
         assert_eq!(quote(&long), format!("\"{}\"…", "x".repeat(64)));
         assert_eq!(quote("ab"), "\"ab\"");
+    }
+
+    /// What `check_id` says of `id`: `None` when it passes.
+    fn id_problem(id: &str) -> Option<String> {
+        let mut c = Collector::default();
+        let ok = check_id(&mut c, id, ROOT.field("actor_id"));
+        assert_eq!(ok, c.is_empty(), "{id:?}");
+        c.violations.first().map(|v| v.message.clone())
+    }
+
+    #[test]
+    fn ids_are_counted_and_searched_in_characters() {
+        assert_eq!(id_problem("user-1"), None);
+        assert_eq!(id_problem("é"), None);
+        assert_eq!(id_problem("").as_deref(), Some("must not be empty"));
+        // ASCII and not: the same rules, positions in characters.
+        assert_eq!(
+            id_problem("ab\u{7f}c").as_deref(),
+            Some("must not contain control characters (found U+007F at character 3)")
+        );
+        assert_eq!(
+            id_problem("éé\u{85}").as_deref(),
+            Some("must not contain control characters (found U+0085 at character 3)")
+        );
+        assert_eq!(
+            id_problem("é\u{0}\u{1}").as_deref(),
+            Some("must not contain control characters (found U+0000 at character 2)")
+        );
+        // 256 characters pass, whatever their bytes; 257 do not.
+        assert_eq!(id_problem(&"x".repeat(limits::ID_MAX_CHARS)), None);
+        assert_eq!(id_problem(&"é".repeat(limits::ID_MAX_CHARS)), None);
+        assert_eq!(
+            id_problem(&"x".repeat(limits::ID_MAX_CHARS + 1)).as_deref(),
+            Some("must be at most 256 characters, got 257")
+        );
+        assert_eq!(
+            id_problem(&"é".repeat(limits::ID_MAX_CHARS + 1)).as_deref(),
+            Some("must be at most 256 characters, got 257")
+        );
     }
 }
