@@ -139,7 +139,7 @@ mod tests {
         #[test]
         fn push_fixed_writes_what_format_writes(
             x in proptest::prop_oneof![0.0..1.0f64, 0.0..1000.0f64, -1.0..1.0f64, proptest::num::f64::ANY],
-            decimals in 0u32..4,
+            decimals in 0u32..10,
         ) {
             let mut out = String::new();
             push_fixed(&mut out, x, decimals);
