@@ -298,11 +298,34 @@ pub fn score_request(source: &Source<'_>, options: &ScoreOptions<'_>) -> Result<
 /// The scored result as JSON text on one line, in `view`.
 pub fn render_score(result: &SessionIntelligence, view: View) -> String {
     // Serialising these plain data types cannot fail.
-    match view {
-        View::Full => serde_json::to_string(result).unwrap_or_default(),
-        View::Condensed => serde_json::to_string(&result.condensed(None)).unwrap_or_default(),
-        View::Turns => {
-            serde_json::to_string(&crate::score::rows::turn_rows(result)).unwrap_or_default()
+    serde_json::to_string(&Viewed::of(result, view)).unwrap_or_default()
+}
+
+/// [`render_score`]'s text written to `out` as it is serialised, never whole in memory
+/// (for a large input, that copy was most of the peak memory of a command-line run).
+pub fn write_score(
+    out: impl std::io::Write,
+    result: &SessionIntelligence,
+    view: View,
+) -> std::io::Result<()> {
+    serde_json::to_writer(out, &Viewed::of(result, view)).map_err(std::io::Error::from)
+}
+
+/// A result in one [`View`], serialised as that view's value alone.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Viewed<'a> {
+    Full(&'a SessionIntelligence),
+    Condensed(crate::score::Condensed<'a>),
+    Turns(Vec<crate::score::rows::TurnRow<'a>>),
+}
+
+impl<'a> Viewed<'a> {
+    fn of(result: &'a SessionIntelligence, view: View) -> Self {
+        match view {
+            View::Full => Viewed::Full(result),
+            View::Condensed => Viewed::Condensed(result.condensed(None)),
+            View::Turns => Viewed::Turns(crate::score::rows::turn_rows(result)),
         }
     }
 }
@@ -429,6 +452,25 @@ mod tests {
             e.code().as_str().to_owned(),
             e.violations().iter().map(|v| v.path.clone()).collect(),
         )
+    }
+
+    #[test]
+    fn written_and_rendered_results_are_the_same_bytes() {
+        let request =
+            load_request(&Source::new(EVENTS), DeploymentId::new(Some("bot")), &LOCAL).unwrap();
+        let result = score(&request);
+        for view in [View::Full, View::Condensed, View::Turns] {
+            let mut written = Vec::new();
+            write_score(&mut written, &result, view).unwrap();
+            let rendered = render_score(&result, view);
+            assert_eq!(String::from_utf8(written).unwrap(), rendered, "{view:?}");
+        }
+        // Each view is its own value: the full result, the condensed object, the rows.
+        let value = |view| serde_json::from_str::<Value>(&render_score(&result, view)).unwrap();
+        assert_eq!(value(View::Full), serde_json::to_value(&result).unwrap());
+        let condensed = value(View::Condensed);
+        assert!(condensed.get("layer_z").is_some() && condensed.get("intelligence").is_none());
+        assert_eq!(value(View::Turns).as_array().map(Vec::len), Some(1));
     }
 
     #[test]

@@ -207,7 +207,17 @@ fn report(name: &str, error: &Error, json: bool) {
 
 /// Writes one line to standard output; a closed pipe (`| head`) is not an error.
 fn emit(text: &str) -> u8 {
-    match writeln!(io::stdout().lock(), "{text}") {
+    emit_with(|out| out.write_all(text.as_bytes()))
+}
+
+/// Writes one line to standard output as `write` produces it, through a buffer (a
+/// large result is never held whole in memory); a closed pipe is not an error.
+fn emit_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> u8 {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let written = write(&mut out)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    match written {
         Ok(()) => OK,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => {

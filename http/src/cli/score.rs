@@ -8,7 +8,7 @@ use undertone_core::Pipeline;
 use undertone_core::score::score_with_progress;
 use undertone_core::sdk::{self, ScoreOptions};
 
-use super::{Format, INVALID, emit, load, table, warn};
+use super::{Format, INVALID, emit, emit_with, load, table, warn};
 
 /// Inputs with more events than this show progress on standard error.
 const PROGRESS_ABOVE_EVENTS: usize = 100_000;
@@ -143,6 +143,6 @@ pub fn run(args: &ScoreArgs) -> u8 {
         }
         Output::Html => emit(&crate::app::report::html(&request, &result)),
         // What `sdk::score_json`, and so every binding, returns.
-        Output::Json => emit(&sdk::render_score(&result, options.view)),
+        Output::Json => emit_with(|out| sdk::write_score(out, &result, options.view)),
     }
 }
