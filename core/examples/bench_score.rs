@@ -31,12 +31,13 @@
 use std::error::Error;
 use std::fs::File;
 use std::hint::black_box;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 use undertone_core::score::{context, score};
+use undertone_core::sdk;
 use undertone_core::validate::{self, Options};
 use undertone_core::{IngestRequest, assemble};
 
@@ -184,7 +185,8 @@ fn throughput(path: &str, threads: Option<usize>) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Peak RSS for parsing, scoring and serialising the first `n` events, in a fresh process.
+/// Peak RSS for parsing, scoring and serialising the first `n` events, in a fresh process;
+/// the JSON is streamed to a counter, as `undertone score` streams it to its output.
 fn peak_rss(path: &str, n: usize) -> Result<(), Failure> {
     let mut input = String::new();
     let mut count = 0;
@@ -205,8 +207,10 @@ fn peak_rss(path: &str, n: usize) -> Result<(), Failure> {
     let (humans, json_len) = one.install(|| -> Result<_, Failure> {
         let request = parse(input.as_bytes())?;
         let result = score(&request);
-        let json = serde_json::to_string(&result)?;
-        Ok((result.intelligence.human_turn_count, json.len()))
+        // Written as `undertone score` writes it: streamed, never whole in memory.
+        let mut out = Counted(0);
+        sdk::write_score(&mut out, &result, sdk::View::Full)?;
+        Ok((result.intelligence.human_turn_count, out.0))
     })?;
     let after = status_kb("VmHWM")?;
     println!(
@@ -219,6 +223,20 @@ fn peak_rss(path: &str, n: usize) -> Result<(), Failure> {
     println!("metric rss_events {count}");
     println!("metric rss_peak_kb {after}");
     Ok(())
+}
+
+/// A sink that counts the bytes written to it.
+struct Counted(usize);
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A `kB` field of `/proc/self/status` (Linux only).
