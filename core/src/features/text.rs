@@ -20,6 +20,9 @@ pub struct Text {
     pub ends_with_question: bool,
     /// Characters in the original text.
     pub chars: u32,
+    /// For an ASCII text, which bytes are letters or digits: bit `j` of entry `k` for
+    /// byte `64k + j` (empty for any other text). Boundary tests read it.
+    alnum: Vec<u64>,
 }
 
 impl Text {
@@ -35,6 +38,7 @@ impl Text {
         self.lower.clear();
         self.spans.clear();
         self.shouted.clear();
+        self.alnum.clear();
         self.lower.reserve(raw.len());
         self.spans.reserve(raw.len() / 5 + 1);
         self.shouted.reserve(raw.len() / 5 + 1);
@@ -101,6 +105,7 @@ impl Text {
                 let (letters, lowercase) = block.letters_in(from, 64, letters, lowercase);
                 open = Some((start, letters, lowercase));
             }
+            self.alnum.push(block.alnum);
             alnum_carry = block.alnum >> 63;
             word_carry = word >> 63;
         }
@@ -195,6 +200,16 @@ impl Text {
 
     /// Whether the byte range `start..end` of `lower` starts and ends on word boundaries.
     pub fn on_word_boundaries(&self, start: usize, end: usize) -> bool {
+        if !self.alnum.is_empty() {
+            // ASCII: the bytes either side, read off the letter-or-digit bits.
+            let alnum = |at: usize| {
+                self.alnum
+                    .get(at / 64)
+                    .is_some_and(|bits| bits >> (at % 64) & 1 == 1)
+            };
+            let before = start.checked_sub(1).is_some_and(alnum);
+            return !before && !alnum(end);
+        }
         let before = self.lower[..start].chars().next_back();
         let after = self.lower[end..].chars().next();
         !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
@@ -548,6 +563,18 @@ mod tests {
                 (fast.exclamations, fast.questions, fast.chars),
                 (slow.exclamations, slow.questions, slow.chars)
             );
+            // Boundaries read off the bits agree with the character test, everywhere.
+            proptest::prop_assert!(!fast.alnum.is_empty() || raw.is_empty());
+            proptest::prop_assert!(slow.alnum.is_empty());
+            for start in 0..=raw.len() {
+                for end in start..=raw.len() {
+                    proptest::prop_assert_eq!(
+                        fast.on_word_boundaries(start, end),
+                        slow.on_word_boundaries(start, end),
+                        "{:?} {}..{}", raw, start, end
+                    );
+                }
+            }
         }
     }
 
