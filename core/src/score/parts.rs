@@ -58,10 +58,16 @@ impl<D: Copy> Parts<D> {
     /// The parts kept as evidence of turn `event_index`, each scaled by `factor` so
     /// they are in the score's units, in `layer_z::sort_evidence`'s order and number
     /// (on one turn: strongest first, then by signal; none that rounds to 0), with
-    /// `detail` writing out the details of those kept (a trait object: one copy of
-    /// this code, and of the sorts in it, serves every dimension). The parts are used
-    /// up: taken by reference, so that the kilobyte they fill on the stack is not
-    /// copied on the way in.
+    /// `detail` writing out the details of those kept. The parts are used up: taken
+    /// by reference, so that the kilobyte they fill on the stack is not copied on the
+    /// way in.
+    ///
+    /// Always inlined: in its caller the `detail` closure is called directly, not
+    /// through the trait object. Whether the compiler chose to inline it on its own
+    /// changed with unrelated edits elsewhere in the crate, and scoring the first
+    /// 10 000 bench events three times cost 13 million more instructions when it did
+    /// not (cachegrind; `docs/benchmarks.md`, 2026-11-27 15:23 UTC).
+    #[inline(always)]
     pub fn drain_evidence(
         &mut self,
         factor: f64,
