@@ -319,8 +319,9 @@ pub(crate) fn check_id(c: &mut Collector, s: &str, path: Path<'_>) -> bool {
     let (chars, control) = if s.is_ascii() {
         let control = s
             .bytes()
-            .position(|b| b.is_ascii_control())
-            .map(|at| (at, char::from(s.as_bytes()[at])));
+            .enumerate()
+            .find(|(_, b)| b.is_ascii_control())
+            .map(|(at, b)| (at, char::from(b)));
         (s.len(), control)
     } else {
         let mut chars = 0;
