@@ -297,8 +297,10 @@ pub fn score_request(source: &Source<'_>, options: &ScoreOptions<'_>) -> Result<
 
 /// The scored result as JSON text on one line, in `view`.
 pub fn render_score(result: &SessionIntelligence, view: View) -> String {
-    // Serialising these plain data types cannot fail.
-    serde_json::to_string(&Viewed::of(result, view)).unwrap_or_default()
+    let mut out = Vec::with_capacity(1 << 12);
+    // Serialising these plain data types into memory cannot fail, and JSON is UTF-8.
+    let _ = write_score(&mut out, result, view);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// [`render_score`]'s text written to `out` as it is serialised, never whole in memory
@@ -308,7 +310,8 @@ pub fn write_score(
     result: &SessionIntelligence,
     view: View,
 ) -> std::io::Result<()> {
-    serde_json::to_writer(out, &Viewed::of(result, view)).map_err(std::io::Error::from)
+    let mut json = serde_json::Serializer::with_formatter(out, crate::decimal::Json);
+    serde::Serialize::serialize(&Viewed::of(result, view), &mut json).map_err(std::io::Error::from)
 }
 
 /// A result in one [`View`], serialised as that view's value alone.
@@ -464,6 +467,9 @@ mod tests {
             write_score(&mut written, &result, view).unwrap();
             let rendered = render_score(&result, view);
             assert_eq!(String::from_utf8(written).unwrap(), rendered, "{view:?}");
+            // The numbers written by `decimal::Json` are serde_json's own, byte for byte.
+            let plain = serde_json::to_string(&Viewed::of(&result, view)).unwrap();
+            assert_eq!(rendered, plain, "{view:?}");
         }
         // Each view is its own value: the full result, the condensed object, the rows.
         let value = |view| serde_json::from_str::<Value>(&render_score(&result, view)).unwrap();
