@@ -66,9 +66,10 @@ pub struct TurnSignals {
     pub affect: Affect,
     /// The learned text model's reading of the turn.
     pub reading: Reading,
-    /// Whether the text is ASCII (then `reading`'s byte ranges are also ranges of the
-    /// original text).
-    pub ascii: bool,
+    /// The lowercased text of a turn that is not ASCII, which `reading`'s byte ranges
+    /// index (kept so that evidence can quote its words without preparing the text
+    /// again). `None` for an ASCII text: its ranges are ranges of the original.
+    pub lowered: Option<Box<str>>,
     /// Share of words written in capitals (texts of three words or more).
     pub shouting: f64,
     /// Exclamation marks, three or more counting as 1.
@@ -477,7 +478,7 @@ fn read_conversation(
                     human_position: position,
                     affect,
                     reading,
-                    ascii,
+                    lowered: (!ascii).then(|| text.lower.as_str().into()),
                     shouting: text.shouting_share(),
                     exclamation: dense[4],
                     repeated_question_marks: dense[3] > 0.0,

@@ -11,7 +11,6 @@ use std::sync::{Arc, LazyLock};
 
 use crate::decimal::push_fixed;
 use crate::features::markers::{self, Category, Markers};
-use crate::features::text::Text;
 use crate::model::TABLES;
 use crate::model::tables::LinearDim;
 use crate::params;
@@ -276,9 +275,6 @@ struct Details<'a> {
     s: &'a TurnSignals,
     content: &'a str,
     written: [Option<Option<Arc<str>>>; INPUTS],
-    /// The turn's text prepared again, for the n-grams of a non-ASCII text (whose
-    /// byte ranges are in the lowercased text): once per turn, when first needed.
-    lowered: Option<Text>,
 }
 
 impl<'a> Details<'a> {
@@ -287,25 +283,19 @@ impl<'a> Details<'a> {
             s,
             content,
             written: Default::default(),
-            lowered: None,
         }
     }
 
     fn get(&mut self, input: Input) -> Option<Arc<str>> {
-        let (s, content, lowered) = (self.s, self.content, &mut self.lowered);
+        let (s, content) = (self.s, self.content);
         self.written[input as usize]
-            .get_or_insert_with(|| detail(input, s, content, lowered))
+            .get_or_insert_with(|| detail(input, s, content))
             .clone()
     }
 }
 
 /// What an input saw, for its evidence item.
-fn detail(
-    input: Input,
-    s: &TurnSignals,
-    content: &str,
-    lowered: &mut Option<Text>,
-) -> Option<Arc<str>> {
+fn detail(input: Input, s: &TurnSignals, content: &str) -> Option<Arc<str>> {
     // A quoted marker phrase or a fixed text is shared, not written again.
     if let Some(c) = input.marker() {
         return quoted_phrase(&s.markers, c);
@@ -324,19 +314,12 @@ fn detail(
     BUF.with(|buf| {
         let out = &mut *buf.borrow_mut();
         out.clear();
-        write_detail(out, input, s, content, lowered).then(|| Arc::from(out.as_str()))
+        write_detail(out, input, s, content).then(|| Arc::from(out.as_str()))
     })
 }
 
-/// Writes what `input` saw into `out`; false when there is nothing to say. `lowered`
-/// keeps the turn's prepared text for the next detail of the same turn.
-fn write_detail(
-    out: &mut String,
-    input: Input,
-    s: &TurnSignals,
-    content: &str,
-    lowered: &mut Option<Text>,
-) -> bool {
+/// Writes what `input` saw into `out`; false when there is nothing to say.
+fn write_detail(out: &mut String, input: Input, s: &TurnSignals, content: &str) -> bool {
     if let Some(h) = input.head() {
         // "annoyance 0.81: \"useless\", \"not working\"".
         out.push_str(h.as_str());
@@ -348,15 +331,7 @@ fn write_detail(
             .filter(|span| span.1 > span.0)
         {
             let (a, b) = (a as usize, b as usize);
-            let words = if s.ascii {
-                content.get(a..b)
-            } else {
-                lowered
-                    .get_or_insert_with(|| Text::new(content))
-                    .lower
-                    .get(a..b)
-            };
-            let Some(words) = words else {
+            let Some(words) = s.lowered.as_deref().unwrap_or(content).get(a..b) else {
                 continue;
             };
             out.push_str(if first { ": \"" } else { ", \"" });
@@ -759,6 +734,7 @@ fn turn_confidence(s: &TurnSignals) -> f64 {
 mod tests {
     use super::*;
     use crate::features::text::Text;
+    use crate::model::text::Head;
 
     #[test]
     fn shared_fixed_details_are_their_texts() {
@@ -785,5 +761,48 @@ mod tests {
             assert_eq!(&*quoted, format!("\"{phrase}\""), "{c:?}");
         }
         assert_eq!(quoted_phrase(&m, Category::Gratitude), None);
+    }
+
+    #[test]
+    fn text_model_details_quote_the_words_of_the_lowercased_text() {
+        // The same words, once in ASCII and once with a typographic apostrophe and
+        // capitals whose lowercase is longer ("İ" is two characters lowercased), so the
+        // byte ranges of the reading are not ranges of the original text.
+        let texts = [
+            "I can't BELIEVE this is STILL broken, this is USELESS and WRONG",
+            "İ can’t BELİEVE this is STİLL broken, this is USELESS and WRONG",
+        ];
+        let body = serde_json::json!({"deployment_id": "bot", "events": texts.iter().enumerate().map(|(k, t)| serde_json::json!({
+            "actor_id": "u1", "content": t, "conversation_id": format!("c{k}"),
+            "timestamp": "2026-11-01T09:00:00Z",
+        })).collect::<Vec<_>>()});
+        let request = crate::validate::ingest_request_bytes(
+            body.to_string().as_bytes(),
+            &crate::validate::Options::default(),
+        )
+        .unwrap();
+        let assembly = crate::assembly::assemble(&request.events, Some("bot"));
+        let mut quoted_words = 0;
+        for conversation in &assembly.conversations {
+            let content = &conversation.turns[0].event.content;
+            let s = &super::super::context::conversation_signals(conversation, |_| {})[0];
+            assert_eq!(s.lowered.is_some(), !content.is_ascii(), "{content}");
+            let lower = Text::new(content).lower;
+            for h in Head::ALL {
+                let input = Input::ALL[h.index()];
+                let mut out = String::new();
+                assert!(write_detail(&mut out, input, s, content), "{h:?}");
+                let expected: Vec<String> = s.reading.top[h.index()]
+                    .iter()
+                    .filter(|span| span.1 > span.0)
+                    .map(|&(a, b)| format!("\"{}\"", &lower[a as usize..b as usize]))
+                    .collect();
+                quoted_words += expected.len();
+                let written = out.split_once(": ").map_or("", |(_, words)| words);
+                assert_eq!(written, expected.join(", "), "{h:?} of {content}");
+            }
+        }
+        // The non-ASCII text's words include the two-character lowercase of "İ".
+        assert!(quoted_words >= 4, "{quoted_words}");
     }
 }
