@@ -114,40 +114,58 @@ impl Text {
         }
     }
 
+    /// Any text: character by character, with the ASCII characters of a mostly-ASCII
+    /// text (a typographic apostrophe or an emoji is enough to come here) read as
+    /// bytes, without decoding them or asking the Unicode tables.
     fn fill_unicode(&mut self, raw: &str) {
-        let mut word_start: Option<usize> = None;
-        let mut letters = 0u32;
-        let mut uppers = 0u32;
-        let mut chars = raw.chars().peekable();
-        while let Some(c) = chars.next() {
+        let bytes = raw.as_bytes();
+        // The word being read: where it starts in `lower`, its letters, its capitals.
+        let mut word: Option<(usize, u32, u32)> = None;
+        let mut at = 0;
+        while at < bytes.len() {
             self.chars += 1;
+            let b = bytes[at];
+            if b.is_ascii() {
+                at += 1;
+                match b {
+                    b'!' => self.exclamations += 1,
+                    b'?' => self.questions += 1,
+                    _ => {}
+                }
+                let in_word = b.is_ascii_alphanumeric()
+                    || b == b'\'' && word.is_some() && starts_word_char(&raw[at..]);
+                if in_word {
+                    let (_, letters, uppers) = word.get_or_insert((self.lower.len(), 0, 0));
+                    if b.is_ascii_alphabetic() {
+                        *letters += 1;
+                        *uppers += u32::from(b.is_ascii_uppercase());
+                    }
+                } else if let Some((start, letters, uppers)) = word.take() {
+                    self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
+                }
+                self.lower.push(char::from(b.to_ascii_lowercase()));
+                continue;
+            }
+            let Some(c) = raw[at..].chars().next() else {
+                break;
+            };
+            at += c.len_utf8();
+            // Typographic apostrophes read as `'`.
             let c = if c == '\u{2019}' || c == '\u{2018}' {
                 '\''
             } else {
                 c
             };
-            match c {
-                '!' => self.exclamations += 1,
-                '?' => self.questions += 1,
-                _ => {}
-            }
             // An apostrophe is part of a word only between two word characters ("don't").
-            let inner_apostrophe = c == '\''
-                && word_start.is_some()
-                && chars.peek().is_some_and(|n| n.is_alphanumeric());
-            if c.is_alphanumeric() || inner_apostrophe {
-                if word_start.is_none() {
-                    word_start = Some(self.lower.len());
-                    letters = 0;
-                    uppers = 0;
-                }
+            let in_word =
+                c.is_alphanumeric() || c == '\'' && word.is_some() && starts_word_char(&raw[at..]);
+            if in_word {
+                let (_, letters, uppers) = word.get_or_insert((self.lower.len(), 0, 0));
                 if c.is_alphabetic() {
-                    letters += 1;
-                    if c.is_uppercase() {
-                        uppers += 1;
-                    }
+                    *letters += 1;
+                    *uppers += u32::from(c.is_uppercase());
                 }
-            } else if let Some(start) = word_start.take() {
+            } else if let Some((start, letters, uppers)) = word.take() {
                 self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
             }
             if c.is_uppercase() {
@@ -156,7 +174,7 @@ impl Text {
                 self.lower.push(c);
             }
         }
-        if let Some(start) = word_start {
+        if let Some((start, letters, uppers)) = word {
             self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
         }
     }
@@ -442,6 +460,14 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
 
+/// Whether `rest` starts with a letter or digit (a word character).
+fn starts_word_char(rest: &str) -> bool {
+    match rest.as_bytes().first() {
+        Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
+        _ => rest.chars().next().is_some_and(is_word_char),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,6 +575,77 @@ mod tests {
         t.fill_unicode(raw);
         t.ends_with_question = Text::new(raw).ends_with_question;
         t
+    }
+
+    /// What [`by_characters`] reads: the lowercased text, the word spans, whether each
+    /// word is in capitals, and the counts of `!`, `?` and characters.
+    type Reading = (String, Vec<(u32, u32)>, Vec<bool>, [u32; 3]);
+
+    /// The rules of [`Text`] read the plain way, one decoded character at a time, with
+    /// each word's letters kept: the reference the byte-wise reading must match.
+    fn by_characters(raw: &str) -> Reading {
+        let chars: Vec<char> = raw.chars().collect();
+        let (mut lower, mut spans, mut shouted) = (String::new(), Vec::new(), Vec::new());
+        let mut word: Option<(usize, Vec<char>)> = None;
+        let mut counts = [0, 0, chars.len() as u32];
+        let mut close = |word: Option<(usize, Vec<char>)>, end: usize| {
+            if let Some((start, letters)) = word {
+                spans.push((start as u32, end as u32));
+                shouted.push(letters.len() >= 2 && letters.iter().all(|l| l.is_uppercase()));
+            }
+        };
+        for (i, &original) in chars.iter().enumerate() {
+            let c = match original {
+                '\u{2018}' | '\u{2019}' => '\'',
+                c => c,
+            };
+            counts[0] += u32::from(c == '!');
+            counts[1] += u32::from(c == '?');
+            let next_is_word = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+            if c.is_alphanumeric() || c == '\'' && word.is_some() && next_is_word {
+                let (_, letters) = word.get_or_insert((lower.len(), Vec::new()));
+                letters.extend(c.is_alphabetic().then_some(c));
+            } else {
+                close(word.take(), lower.len());
+            }
+            // Only capitals change ("ǅ", a title-case letter, stays as it is).
+            if c.is_uppercase() {
+                lower.extend(c.to_lowercase());
+            } else {
+                lower.push(c);
+            }
+        }
+        close(word, lower.len());
+        (lower, spans, shouted, counts)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn unicode_path_reads_as_character_by_character(
+            raw in proptest::prop_oneof![
+                "[a-zA-Z0-9 '!?.,\\-’‘éÉİıǅßΣς😡\u{301}]{0,60}",
+                "\\PC{0,40}",
+            ],
+        ) {
+            let t = unicode_path(&raw);
+            let (lower, spans, shouted, counts) = by_characters(&raw);
+            proptest::prop_assert_eq!(&t.lower, &lower);
+            proptest::prop_assert_eq!(&t.spans, &spans);
+            proptest::prop_assert_eq!(&t.shouted, &shouted);
+            proptest::prop_assert_eq!([t.exclamations, t.questions, t.chars], counts);
+        }
+    }
+
+    #[test]
+    fn unicode_words_apostrophes_and_capitals() {
+        let t = Text::new("İ DON’T ǅ get it’ CAFÉ’s 😡 ok");
+        assert_eq!(t.lower, "i\u{307} don't ǅ get it' café's 😡 ok");
+        assert_eq!(
+            t.words().collect::<Vec<_>>(),
+            ["i\u{307}", "don't", "ǅ", "get", "it", "café's", "ok"]
+        );
+        assert_eq!(t.shouted, [false, true, false, false, false, false, false]);
+        assert_eq!(t.chars, 29);
     }
 
     proptest::proptest! {
