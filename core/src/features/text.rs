@@ -20,9 +20,12 @@ pub struct Text {
     pub ends_with_question: bool,
     /// Characters in the original text.
     pub chars: u32,
-    /// For an ASCII text, which bytes are letters or digits: bit `j` of entry `k` for
-    /// byte `64k + j` (empty for any other text). Boundary tests read it.
+    /// For a text read as ASCII (see [`Text::fill`]), which bytes of `lower` are
+    /// letters or digits: bit `j` of entry `k` for byte `64k + j` (empty for any other
+    /// text). Boundary tests read it.
     alnum: Vec<u64>,
+    /// A buffer for a text with typographic apostrophes, rewritten to be read as ASCII.
+    plain: String,
 }
 
 impl Text {
@@ -46,9 +49,20 @@ impl Text {
         self.questions = 0;
         self.chars = 0;
         if raw.is_ascii() {
-            self.fill_ascii(raw);
+            self.fill_ascii(raw, false);
         } else {
-            self.fill_unicode(raw);
+            // A text whose other characters are no letters or digits (quotes, dashes,
+            // emoji: common in chat) reads as ASCII does, those characters being
+            // outside every word; only typographic apostrophes need rewriting first.
+            let mut plain = std::mem::take(&mut self.plain);
+            match plain_into(raw, &mut plain) {
+                Some(chars) => {
+                    self.fill_ascii(&plain, true);
+                    self.chars = chars;
+                }
+                None => self.fill_unicode(raw),
+            }
+            self.plain = plain;
         }
         self.ends_with_question = raw
             .trim_end_matches(|c: char| c.is_whitespace() || !c.is_ascii() && !c.is_alphanumeric())
@@ -58,8 +72,9 @@ impl Text {
     /// The common case: same rules as [`Text::fill_unicode`] on ASCII, eight bytes at a
     /// time. Each 64-byte block becomes bit masks (one bit per byte: letter or digit,
     /// letter, capital, apostrophe, `!`, `?`), and the words are read off the masks:
-    /// no branch per byte, one per word edge.
-    fn fill_ascii(&mut self, text: &str) {
+    /// no branch per byte, one per word edge. With `other`, the text may also hold
+    /// non-ASCII characters that are not letters or digits: their bytes are in no class.
+    fn fill_ascii(&mut self, text: &str, other: bool) {
         // Lowercasing ASCII in place keeps the text valid UTF-8: no check needed.
         self.lower.push_str(text);
         self.lower.make_ascii_lowercase();
@@ -77,10 +92,10 @@ impl Text {
         // Whether the last byte of the previous block was a letter or digit, and whether
         // it was in a word.
         let (mut alnum_carry, mut word_carry) = (0u64, 0u64);
-        let mut next = Block::read(raw, 0, apostrophes);
+        let mut next = Block::read(raw, 0, apostrophes, other);
         for at in (0..raw.len()).step_by(64) {
             let block = next;
-            next = Block::read(raw, at + 64, apostrophes);
+            next = Block::read(raw, at + 64, apostrophes, other);
             // An apostrophe is part of a word only between two word characters.
             let before = (block.alnum << 1) | alnum_carry;
             let after = (block.alnum >> 1) | (next.alnum << 63);
@@ -115,8 +130,8 @@ impl Text {
     }
 
     /// Any text: character by character, with the ASCII characters of a mostly-ASCII
-    /// text (a typographic apostrophe or an emoji is enough to come here) read as
-    /// bytes, without decoding them or asking the Unicode tables.
+    /// text (an accented letter is enough to come here) read as bytes, without
+    /// decoding them or asking the Unicode tables.
     fn fill_unicode(&mut self, raw: &str) {
         let bytes = raw.as_bytes();
         // The word being read: where it starts in `lower`, its letters, its capitals.
@@ -410,8 +425,9 @@ impl Block {
 
     /// The block of `raw` that starts at byte `at` (empty past the end; bytes past the
     /// end read as zero, which is in no class); its apostrophes only if `apostrophes`
-    /// (the text has one).
-    fn read(raw: &[u8], at: usize, apostrophes: bool) -> Block {
+    /// (the text has one); bytes of non-ASCII characters only if `other` (else the
+    /// text has none).
+    fn read(raw: &[u8], at: usize, apostrophes: bool, other: bool) -> Block {
         let mut b = Block::default();
         let Some(rest) = raw.get(at..at + 64).or_else(|| raw.get(at..)) else {
             return b;
@@ -420,7 +436,7 @@ impl Block {
         for (k, eight) in (&mut words).enumerate() {
             let mut bytes = [0u8; 8];
             bytes.copy_from_slice(eight);
-            b.add(k, u64::from_le_bytes(bytes), apostrophes);
+            b.add(k, u64::from_le_bytes(bytes), apostrophes, other);
         }
         let tail = words.remainder();
         if !tail.is_empty() {
@@ -435,14 +451,21 @@ impl Block {
                 // A text shorter than eight bytes: the tail is the whole text.
                 None => packed(tail).unwrap_or(0),
             };
-            b.add(rest.len() / 8, x, apostrophes);
+            b.add(rest.len() / 8, x, apostrophes, other);
         }
         b
     }
 
-    /// Adds the eight bytes `x` (all below `0x80`) as the `k`-th eight of the block,
-    /// looking for apostrophes only if `apostrophes`.
-    fn add(&mut self, k: usize, x: u64, apostrophes: bool) {
+    /// Adds the eight bytes `x` as the `k`-th eight of the block, looking for
+    /// apostrophes only if `apostrophes`; bytes from `0x80` up (only if `other`) are in
+    /// no class.
+    fn add(&mut self, k: usize, x: u64, apostrophes: bool, other: bool) {
+        // The class tests below need every byte below `0x80`: the others become 0.
+        let x = if other {
+            x & !((x & HIGH) >> 7).wrapping_mul(0xff)
+        } else {
+            x
+        };
         let upper = within(x, b'A', b'Z');
         let letter = within(x | (ONES * 0x20), b'a', b'z');
         let digit = within(x, b'0', b'9');
@@ -458,6 +481,32 @@ impl Block {
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
+}
+
+/// `raw` with its typographic apostrophes (’ ‘) written as `'`, into `out`, when its
+/// non-ASCII characters are all neither letters, digits nor capitals: then the text
+/// reads as ASCII does (see [`Text::fill`]). Returns its number of characters, or
+/// `None` for any other text (`out` then holds a part of it).
+fn plain_into(raw: &str, out: &mut String) -> Option<u32> {
+    out.clear();
+    let mut chars = 0;
+    let mut rest = raw;
+    while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
+        let c = rest[at..].chars().next()?;
+        if c.is_alphanumeric() || c.is_uppercase() {
+            return None;
+        }
+        out.push_str(&rest[..at]);
+        out.push(if c == '\u{2019}' || c == '\u{2018}' {
+            '\''
+        } else {
+            c
+        });
+        chars += at + 1;
+        rest = &rest[at + c.len_utf8()..];
+    }
+    out.push_str(rest);
+    u32::try_from(chars + rest.len()).ok()
 }
 
 /// Whether `rest` starts with a letter or digit (a word character).
@@ -646,6 +695,50 @@ mod tests {
         );
         assert_eq!(t.shouted, [false, true, false, false, false, false, false]);
         assert_eq!(t.chars, 29);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn quotes_dashes_and_emoji_read_as_ascii_does(
+            raw in "[a-zA-Z0-9 '!?.,\\-’‘“”—…😡©€\u{a0}]{0,80}",
+        ) {
+            let fast = Text::new(&raw);
+            let slow = unicode_path(&raw);
+            proptest::prop_assert_eq!(&fast.lower, &slow.lower);
+            proptest::prop_assert_eq!(&fast.spans, &slow.spans);
+            proptest::prop_assert_eq!(&fast.shouted, &slow.shouted);
+            proptest::prop_assert_eq!(
+                [fast.exclamations, fast.questions, fast.chars],
+                [slow.exclamations, slow.questions, slow.chars]
+            );
+            // Read off the masks (the boundary bits exist), with the same boundaries.
+            proptest::prop_assert!(!fast.alnum.is_empty() || raw.is_empty());
+            let lower = &fast.lower;
+            for start in (0..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
+                for end in (start..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
+                    proptest::prop_assert_eq!(
+                        fast.on_word_boundaries(start, end),
+                        slow.on_word_boundaries(start, end),
+                        "{:?} {}..{}", raw, start, end
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_texts_without_other_letters_read_as_ascii() {
+        // Quotes, dashes and emoji: read off the masks.
+        let t = Text::new("DON’T “fix” it — 😡 NOW!!");
+        assert_eq!(t.lower, "don't “fix” it — 😡 now!!");
+        assert_eq!(t.words().collect::<Vec<_>>(), ["don't", "fix", "it", "now"]);
+        assert_eq!(t.shouted, [true, false, false, true]);
+        assert_eq!((t.chars, t.exclamations), (24, 2));
+        assert!(!t.alnum.is_empty());
+        // A letter, a digit or a capital outside ASCII: character by character.
+        for raw in ["café", "x²", "ǅ", "Ⅷ"] {
+            assert!(Text::new(raw).alnum.is_empty(), "{raw}");
+        }
     }
 
     proptest::proptest! {
