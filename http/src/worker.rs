@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use undertone_core::monitor::HistoryDriftRequest;
 use undertone_core::monitor::{self, ConversationPoint};
 use undertone_core::score::{SessionIntelligence, Stopped};
-use undertone_core::{IngestRequest, drift, score, validate};
+use undertone_core::{IngestRequest, drift, score, sdk, validate};
 
 use crate::state::AppState;
 use crate::stopping::{GRACE, unless_stopped};
@@ -289,14 +289,15 @@ fn ingest_outcome(request: &IngestRequest, session_id: &str) -> Outcome {
 /// The stored outcome of a scored ingest request.
 fn ingest_outcome_of(result: &SessionIntelligence, session_id: &str) -> Outcome {
     let i = &result.intelligence;
+    // The full result as every other surface writes it (the command line, the SDKs).
+    let full = sdk::render_score(result, sdk::View::Full);
     let serialised = (
-        serde_json::to_string(result),
         serde_json::to_string(&result.condensed(Some(session_id))),
         serde_json::to_string(&i.plain_recommendations),
         serde_json::to_value(i.archetype),
     );
     match serialised {
-        (Ok(full), Ok(condensed), Ok(recommendations), Ok(archetype)) => Outcome::Complete {
+        (Ok(condensed), Ok(recommendations), Ok(archetype)) => Outcome::Complete {
             environment_type: archetype.as_str().map(str::to_owned),
             plain_summary: i.plain_summary.clone(),
             plain_recommendations: recommendations,

@@ -6,8 +6,10 @@ use undertone_http::webhooks::emit::failure_effects;
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
+use undertone_core::score::score;
+use undertone_core::{sdk, validate};
 use undertone_http::api::Config;
-use undertone_http::store::{Effects, Job, Outcome, Reaped};
+use undertone_http::store::{Effects, Job, Outcome, Reaped, SessionKind};
 use undertone_http::worker;
 
 use super::{HOUR_END, NOW_TEXT, ORG, Service, assert_error, drift_body, refund};
@@ -356,4 +358,23 @@ async fn a_job_over_its_time_budget_fails_saying_so() {
         )
     );
     assert_eq!(svc.queue_depth().await, 0);
+}
+
+#[test]
+fn a_stored_result_is_the_json_every_sdk_returns() {
+    let body = refund().to_string();
+    let outcome = worker::outcome(SessionKind::Ingest, "s1", body.as_bytes());
+    let Outcome::Complete { full_output, .. } = outcome else {
+        panic!("the example scores: {outcome:?}");
+    };
+    // What `undertone score` prints and every binding returns, and serde_json's own text.
+    let request =
+        validate::ingest_request_bytes(body.as_bytes(), &validate::Options::STORED).unwrap();
+    let result = score(&request);
+    assert_eq!(full_output, sdk::render_score(&result, sdk::View::Full));
+    assert_eq!(full_output, serde_json::to_string(&result).unwrap());
+    assert!(
+        full_output.contains("\"contribution\":"),
+        "{full_output:.200}"
+    );
 }
