@@ -297,11 +297,24 @@ pub fn score_request(source: &Source<'_>, options: &ScoreOptions<'_>) -> Result<
 
 /// The scored result as JSON text on one line, in `view`.
 pub fn render_score(result: &SessionIntelligence, view: View) -> String {
-    let mut out = Vec::with_capacity(1 << 12);
+    // Reserved once: a text grown by doubling is copied each time it grows (for the
+    // bench's 300 MB result, a sixth of the time spent writing it).
+    let turns = match view {
+        View::Full => result.intelligence.human_turn_count,
+        View::Condensed | View::Turns => 0,
+    };
+    let mut out = Vec::with_capacity((1 << 12) + turns.saturating_mul(FULL_BYTES_PER_TURN));
     // Serialising these plain data types into memory cannot fail, and JSON is UTF-8.
     let _ = write_score(&mut out, result, view);
     String::from_utf8(out).unwrap_or_default()
 }
+
+/// Bytes [`render_score`] reserves per human turn for a full result: a little more
+/// than one takes (2 989 on average over the 100 000 turns of `scripts/bench-score`'s
+/// corpus, 3 384–4 090 on the examples, whose request-level part weighs more), so
+/// that the text is rarely copied as it grows. Pages reserved and never written cost
+/// no memory on Linux; in WebAssembly they do, up to about a sixth more than the text.
+const FULL_BYTES_PER_TURN: usize = 3_500;
 
 /// [`render_score`]'s text written to `out` as it is serialised, never whole in memory
 /// (for a large input, that copy was most of the peak memory of a command-line run).
