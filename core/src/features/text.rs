@@ -20,12 +20,78 @@ pub struct Text {
     pub ends_with_question: bool,
     /// Characters in the original text.
     pub chars: u32,
-    /// For a text read as ASCII (see [`Text::fill`]), which bytes of `lower` are
-    /// letters or digits: bit `j` of entry `k` for byte `64k + j` (empty for any other
-    /// text). Boundary tests read it.
+    /// For a text read as ASCII is (see [`Text::fill`]), which bytes of `lower` belong
+    /// to letters or digits: bit `j` of entry `k` for byte `64k + j` (empty for any
+    /// other text). Boundary tests read it.
     alnum: Vec<u64>,
-    /// A buffer for a text with typographic apostrophes, rewritten to be read as ASCII.
-    plain: String,
+    /// A text that is not ASCII, rewritten to be read as ASCII is (see [`Text::fill`]).
+    plain: Plain,
+}
+
+/// A text that is not ASCII but has no capitals outside ASCII, made ready to be read
+/// as ASCII is: its typographic apostrophes written as `'`, and which bytes belong to
+/// its other letters and digits (the class tests of a block only know ASCII).
+#[derive(Debug, Clone, Default)]
+struct Plain {
+    text: String,
+    /// Bytes of non-ASCII letters and digits, by 64-byte block as in [`Text::alnum`].
+    alnum: Vec<u64>,
+    /// Bytes of non-ASCII letters (none of them a capital).
+    letter: Vec<u64>,
+}
+
+impl Plain {
+    /// Rewrites `raw` (not ASCII) to be read as ASCII is, when none of its non-ASCII
+    /// characters is a capital: typographic apostrophes (’ ‘) become `'`, and the bytes
+    /// of its other letters and digits are marked. Returns its number of characters,
+    /// or `None` for a text with a capital outside ASCII (then the marks are partial).
+    fn fill(&mut self, raw: &str) -> Option<u32> {
+        self.text.clear();
+        self.alnum.clear();
+        self.letter.clear();
+        let mut chars = 0;
+        let mut rest = raw;
+        while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
+            let c = rest[at..].chars().next()?;
+            if c.is_uppercase() {
+                return None;
+            }
+            self.text.push_str(&rest[..at]);
+            if c == '\u{2019}' || c == '\u{2018}' {
+                self.text.push('\'');
+            } else {
+                if c.is_alphanumeric() {
+                    self.mark(self.text.len(), c.len_utf8(), c.is_alphabetic());
+                }
+                self.text.push(c);
+            }
+            chars += at + 1;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        self.text.push_str(rest);
+        u32::try_from(chars + rest.len()).ok()
+    }
+
+    /// Marks the `len` bytes from `at` as a letter or digit, and as a letter if `letter`.
+    fn mark(&mut self, at: usize, len: usize, letter: bool) {
+        let blocks = (at + len).div_ceil(64);
+        if self.alnum.len() < blocks {
+            self.alnum.resize(blocks, 0);
+            self.letter.resize(blocks, 0);
+        }
+        for i in at..at + len {
+            self.alnum[i / 64] |= 1 << (i % 64);
+            self.letter[i / 64] |= u64::from(letter) << (i % 64);
+        }
+    }
+
+    /// The marks of block `k`: (letters or digits, letters).
+    fn marks(&self, k: usize) -> (u64, u64) {
+        (
+            self.alnum.get(k).copied().unwrap_or(0),
+            self.letter.get(k).copied().unwrap_or(0),
+        )
+    }
 }
 
 impl Text {
@@ -49,15 +115,16 @@ impl Text {
         self.questions = 0;
         self.chars = 0;
         if raw.is_ascii() {
-            self.fill_ascii(raw, false);
+            self.fill_ascii(raw, None);
         } else {
-            // A text whose other characters are no letters or digits (quotes, dashes,
-            // emoji: common in chat) reads as ASCII does, those characters being
-            // outside every word; only typographic apostrophes need rewriting first.
+            // A text with no capitals outside ASCII (most chat text: typographic
+            // apostrophes and quotes, dashes, emoji, accented small letters) reads as
+            // ASCII does, once its apostrophes are rewritten and the bytes of its other
+            // letters and digits marked.
             let mut plain = std::mem::take(&mut self.plain);
-            match plain_into(raw, &mut plain) {
+            match plain.fill(raw) {
                 Some(chars) => {
-                    self.fill_ascii(&plain, true);
+                    self.fill_ascii(&plain.text, Some(&plain));
                     self.chars = chars;
                 }
                 None => self.fill_unicode(raw),
@@ -73,8 +140,8 @@ impl Text {
     /// time. Each 64-byte block becomes bit masks (one bit per byte: letter or digit,
     /// letter, capital, apostrophe, `!`, `?`), and the words are read off the masks:
     /// no branch per byte, one per word edge. With `other`, the text may also hold
-    /// non-ASCII characters that are not letters or digits: their bytes are in no class.
-    fn fill_ascii(&mut self, text: &str, other: bool) {
+    /// non-ASCII characters: their bytes are in no class but those `other` marks.
+    fn fill_ascii(&mut self, text: &str, other: Option<&Plain>) {
         // Lowercasing ASCII in place keeps the text valid UTF-8: no check needed.
         self.lower.push_str(text);
         self.lower.make_ascii_lowercase();
@@ -92,10 +159,19 @@ impl Text {
         // Whether the last byte of the previous block was a letter or digit, and whether
         // it was in a word.
         let (mut alnum_carry, mut word_carry) = (0u64, 0u64);
-        let mut next = Block::read(raw, 0, apostrophes, other);
+        let read = |at: usize| {
+            let mut b = Block::read(raw, at, apostrophes, other.is_some());
+            if let Some(p) = other {
+                let (alnum, letter) = p.marks(at / 64);
+                b.alnum |= alnum;
+                b.letter |= letter;
+            }
+            b
+        };
+        let mut next = read(0);
         for at in (0..raw.len()).step_by(64) {
             let block = next;
-            next = Block::read(raw, at + 64, apostrophes, other);
+            next = read(at + 64);
             // An apostrophe is part of a word only between two word characters.
             let before = (block.alnum << 1) | alnum_carry;
             let after = (block.alnum >> 1) | (next.alnum << 63);
@@ -130,7 +206,7 @@ impl Text {
     }
 
     /// Any text: character by character, with the ASCII characters of a mostly-ASCII
-    /// text (an accented letter is enough to come here) read as bytes, without
+    /// text (a capital outside ASCII is enough to come here) read as bytes, without
     /// decoding them or asking the Unicode tables.
     fn fill_unicode(&mut self, raw: &str) {
         let bytes = raw.as_bytes();
@@ -483,32 +559,6 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
 
-/// `raw` with its typographic apostrophes (’ ‘) written as `'`, into `out`, when its
-/// non-ASCII characters are all neither letters, digits nor capitals: then the text
-/// reads as ASCII does (see [`Text::fill`]). Returns its number of characters, or
-/// `None` for any other text (`out` then holds a part of it).
-fn plain_into(raw: &str, out: &mut String) -> Option<u32> {
-    out.clear();
-    let mut chars = 0;
-    let mut rest = raw;
-    while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
-        let c = rest[at..].chars().next()?;
-        if c.is_alphanumeric() || c.is_uppercase() {
-            return None;
-        }
-        out.push_str(&rest[..at]);
-        out.push(if c == '\u{2019}' || c == '\u{2018}' {
-            '\''
-        } else {
-            c
-        });
-        chars += at + 1;
-        rest = &rest[at + c.len_utf8()..];
-    }
-    out.push_str(rest);
-    u32::try_from(chars + rest.len()).ok()
-}
-
 /// Whether `rest` starts with a letter or digit (a word character).
 fn starts_word_char(rest: &str) -> bool {
     match rest.as_bytes().first() {
@@ -699,20 +749,23 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn quotes_dashes_and_emoji_read_as_ascii_does(
-            raw in "[a-zA-Z0-9 '!?.,\\-’‘“”—…😡©€\u{a0}]{0,80}",
+        fn texts_without_capitals_outside_ascii_read_as_ascii_does(
+            raw in proptest::prop_oneof![
+                "[a-zA-Z0-9 '!?.,\\-’‘“”—…😡©€\u{a0}\u{301}éüßςǅ²½ñøı]{0,80}",
+                "[a-zA-Z0-9 '’!?éÉİΣ]{0,40}",
+            ],
         ) {
             let fast = Text::new(&raw);
+            let (lower, spans, shouted, counts) = by_characters(&raw);
+            proptest::prop_assert_eq!(&fast.lower, &lower);
+            proptest::prop_assert_eq!(&fast.spans, &spans);
+            proptest::prop_assert_eq!(&fast.shouted, &shouted);
+            proptest::prop_assert_eq!([fast.exclamations, fast.questions, fast.chars], counts);
+            // Read off the masks (the boundary bits exist) unless a capital outside
+            // ASCII sent it character by character, with the same boundaries.
+            let capital = raw.chars().any(|c| !c.is_ascii() && c.is_uppercase());
+            proptest::prop_assert_eq!(fast.alnum.is_empty(), capital || raw.is_empty());
             let slow = unicode_path(&raw);
-            proptest::prop_assert_eq!(&fast.lower, &slow.lower);
-            proptest::prop_assert_eq!(&fast.spans, &slow.spans);
-            proptest::prop_assert_eq!(&fast.shouted, &slow.shouted);
-            proptest::prop_assert_eq!(
-                [fast.exclamations, fast.questions, fast.chars],
-                [slow.exclamations, slow.questions, slow.chars]
-            );
-            // Read off the masks (the boundary bits exist), with the same boundaries.
-            proptest::prop_assert!(!fast.alnum.is_empty() || raw.is_empty());
             let lower = &fast.lower;
             for start in (0..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
                 for end in (start..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
@@ -727,16 +780,20 @@ mod tests {
     }
 
     #[test]
-    fn only_texts_without_other_letters_read_as_ascii() {
-        // Quotes, dashes and emoji: read off the masks.
-        let t = Text::new("DON’T “fix” it — 😡 NOW!!");
-        assert_eq!(t.lower, "don't “fix” it — 😡 now!!");
-        assert_eq!(t.words().collect::<Vec<_>>(), ["don't", "fix", "it", "now"]);
-        assert_eq!(t.shouted, [true, false, false, true]);
-        assert_eq!((t.chars, t.exclamations), (24, 2));
+    fn only_texts_with_a_capital_outside_ascii_go_character_by_character() {
+        // Quotes, dashes, emoji, small accented letters: read off the masks.
+        let t = Text::new("DON’T “fix” the café’s ²nd één — 😡 NOW!!");
+        assert_eq!(t.lower, "don't “fix” the café's ²nd één — 😡 now!!");
+        assert_eq!(
+            t.words().collect::<Vec<_>>(),
+            ["don't", "fix", "the", "café's", "²nd", "één", "now"]
+        );
+        assert_eq!(t.shouted, [true, false, false, false, false, false, true]);
+        assert_eq!((t.chars, t.exclamations), (40, 2));
         assert!(!t.alnum.is_empty());
-        // A letter, a digit or a capital outside ASCII: character by character.
-        for raw in ["café", "x²", "ǅ", "Ⅷ"] {
+        // A title-case letter is no capital; a capital outside ASCII is.
+        assert!(!Text::new("ǅ").alnum.is_empty());
+        for raw in ["CAFÉ", "İ", "Ⅷ", "Σ"] {
             assert!(Text::new(raw).alnum.is_empty(), "{raw}");
         }
     }
