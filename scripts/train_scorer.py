@@ -34,6 +34,26 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+
+def has_avx512():
+    """Whether this CPU has the AVX-512 parts OpenBLAS's SkylakeX kernels use (Linux)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= set(flags)
+
+
+# OpenBLAS picks its kernels by CPU (or by OPENBLAS_CORETYPE, which some machines set in
+# their environment: Haswell on the AMD EPYC of 2026-11-27), and kernels add in different
+# orders: with the Haswell kernels some weights came out one unit apart from the committed
+# tables, which were written with the SkylakeX kernels (same code, data and packages). So
+# any CPU that can run those uses them, whatever the environment says, and rebuilds the
+# tables byte for byte; on another, `last_digit_apart` tells such weights from a stale table.
+if has_avx512():
+    os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
@@ -346,11 +366,11 @@ def last_digit_apart(old, new):
     exactly one unit apart (None when they differ in any other way).
 
     A model table's weights are rounded to integers, and the fits behind them differ in
-    their last bits from one CPU to another (same code, data, seed and packages: the
-    committed tables, which the Intel Xeon of earlier sessions rebuilt byte for byte,
-    came out on an AMD EPYC with 467 of text.tsv's 35,000 numbers and 11 of
-    ai_failure.tsv's one unit apart, and no other difference, on 2026-11-27; pinning
-    numpy's and OpenBLAS's CPU dispatch did not change that). Such a table is not stale.
+    their last bits with the kernels OpenBLAS picks for the CPU (same code, data, seed and
+    packages: with its Haswell kernels, an AMD EPYC wrote 467 of text.tsv's 35,000
+    numbers and 11 of ai_failure.tsv's one unit apart from the committed tables, written
+    with the SkylakeX kernels, and nothing else different, on 2026-11-27). Such a table is
+    not stale. (A CPU with AVX-512 is given the SkylakeX kernels: see `has_avx512`.)
 
     >>> last_digit_apart("w\t10\t-3\nb\t7", "w\t11\t-3\nb\t6")
     2
