@@ -159,19 +159,10 @@ impl Text {
         // Whether the last byte of the previous block was a letter or digit, and whether
         // it was in a word.
         let (mut alnum_carry, mut word_carry) = (0u64, 0u64);
-        let read = |at: usize| {
-            let mut b = Block::read(raw, at, apostrophes, other.is_some());
-            if let Some(p) = other {
-                let (alnum, letter) = p.marks(at / 64);
-                b.alnum |= alnum;
-                b.letter |= letter;
-            }
-            b
-        };
-        let mut next = read(0);
+        let mut next = Block::read(raw, 0, apostrophes, other);
         for at in (0..raw.len()).step_by(64) {
             let block = next;
-            next = read(at + 64);
+            next = Block::read(raw, at + 64, apostrophes, other);
             // An apostrophe is part of a word only between two word characters.
             let before = (block.alnum << 1) | alnum_carry;
             let after = (block.alnum >> 1) | (next.alnum << 63);
@@ -205,64 +196,63 @@ impl Text {
         }
     }
 
-    /// Any text: character by character, with the ASCII characters of a mostly-ASCII
-    /// text (a capital outside ASCII is enough to come here) read as bytes, without
-    /// decoding them or asking the Unicode tables.
+    /// Any text, character by character (a text with a capital outside ASCII, whose
+    /// lowercase can change the text's length, comes here).
     fn fill_unicode(&mut self, raw: &str) {
         let bytes = raw.as_bytes();
         // The word being read: where it starts in `lower`, its letters, its capitals.
         let mut word: Option<(usize, u32, u32)> = None;
         let mut at = 0;
         while at < bytes.len() {
-            self.chars += 1;
-            let b = bytes[at];
-            if b.is_ascii() {
-                at += 1;
-                match b {
-                    b'!' => self.exclamations += 1,
-                    b'?' => self.questions += 1,
-                    _ => {}
-                }
-                let in_word = b.is_ascii_alphanumeric()
-                    || b == b'\'' && word.is_some() && starts_word_char(&raw[at..]);
-                if in_word {
-                    let (_, letters, uppers) = word.get_or_insert((self.lower.len(), 0, 0));
-                    if b.is_ascii_alphabetic() {
-                        *letters += 1;
-                        *uppers += u32::from(b.is_ascii_uppercase());
-                    }
-                } else if let Some((start, letters, uppers)) = word.take() {
-                    self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
-                }
-                self.lower.push(char::from(b.to_ascii_lowercase()));
-                continue;
-            }
-            let Some(c) = raw[at..].chars().next() else {
-                break;
+            // An ASCII byte is its character: only the others are decoded.
+            let c = match bytes[at] {
+                b if b.is_ascii() => char::from(b),
+                _ => match raw[at..].chars().next() {
+                    Some(c) => c,
+                    None => break,
+                },
             };
             at += c.len_utf8();
+            self.chars += 1;
             // Typographic apostrophes read as `'`.
             let c = if c == '\u{2019}' || c == '\u{2018}' {
                 '\''
             } else {
                 c
             };
+            match c {
+                '!' => self.exclamations += 1,
+                '?' => self.questions += 1,
+                _ => {}
+            }
+            // Letter or digit, letter, capital: by byte tests for an ASCII character.
+            let (alnum, letter, capital) = if c.is_ascii() {
+                let b = c as u8;
+                (
+                    b.is_ascii_alphanumeric(),
+                    b.is_ascii_alphabetic(),
+                    b.is_ascii_uppercase(),
+                )
+            } else {
+                (c.is_alphanumeric(), c.is_alphabetic(), c.is_uppercase())
+            };
             // An apostrophe is part of a word only between two word characters ("don't").
-            let in_word =
-                c.is_alphanumeric() || c == '\'' && word.is_some() && starts_word_char(&raw[at..]);
+            let in_word = alnum || c == '\'' && word.is_some() && starts_word_char(&raw[at..]);
             if in_word {
                 let (_, letters, uppers) = word.get_or_insert((self.lower.len(), 0, 0));
-                if c.is_alphabetic() {
+                if letter {
                     *letters += 1;
-                    *uppers += u32::from(c.is_uppercase());
+                    *uppers += u32::from(capital);
                 }
             } else if let Some((start, letters, uppers)) = word.take() {
                 self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
             }
-            if c.is_uppercase() {
-                self.lower.extend(c.to_lowercase());
-            } else {
+            if !capital {
                 self.lower.push(c);
+            } else if c.is_ascii() {
+                self.lower.push(c.to_ascii_lowercase());
+            } else {
+                self.lower.extend(c.to_lowercase());
             }
         }
         if let Some((start, letters, uppers)) = word {
@@ -501,13 +491,17 @@ impl Block {
 
     /// The block of `raw` that starts at byte `at` (empty past the end; bytes past the
     /// end read as zero, which is in no class); its apostrophes only if `apostrophes`
-    /// (the text has one); bytes of non-ASCII characters only if `other` (else the
-    /// text has none).
-    fn read(raw: &[u8], at: usize, apostrophes: bool, other: bool) -> Block {
+    /// (the text has one). With `other`, the text may hold non-ASCII characters: their
+    /// bytes are in no class but the letters and digits `other` marks.
+    fn read(raw: &[u8], at: usize, apostrophes: bool, other: Option<&Plain>) -> Block {
         let mut b = Block::default();
+        if let Some(p) = other {
+            (b.alnum, b.letter) = p.marks(at / 64);
+        }
         let Some(rest) = raw.get(at..at + 64).or_else(|| raw.get(at..)) else {
             return b;
         };
+        let other = other.is_some();
         let mut words = rest.chunks_exact(8);
         for (k, eight) in (&mut words).enumerate() {
             let mut bytes = [0u8; 8];
@@ -747,6 +741,28 @@ mod tests {
         assert_eq!(t.chars, 29);
     }
 
+    /// Whether `fast` (read off the masks) and `slow` (read character by character) of
+    /// the same text find the same word boundaries on every range of whole characters.
+    fn same_boundaries(
+        fast: &Text,
+        slow: &Text,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let lower = &fast.lower;
+        for start in (0..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
+            for end in (start..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
+                proptest::prop_assert_eq!(
+                    fast.on_word_boundaries(start, end),
+                    slow.on_word_boundaries(start, end),
+                    "{:?} {}..{}",
+                    lower,
+                    start,
+                    end
+                );
+            }
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
         #[test]
         fn texts_without_capitals_outside_ascii_read_as_ascii_does(
@@ -765,17 +781,7 @@ mod tests {
             // ASCII sent it character by character, with the same boundaries.
             let capital = raw.chars().any(|c| !c.is_ascii() && c.is_uppercase());
             proptest::prop_assert_eq!(fast.alnum.is_empty(), capital || raw.is_empty());
-            let slow = unicode_path(&raw);
-            let lower = &fast.lower;
-            for start in (0..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
-                for end in (start..=lower.len()).filter(|&i| lower.is_char_boundary(i)) {
-                    proptest::prop_assert_eq!(
-                        fast.on_word_boundaries(start, end),
-                        slow.on_word_boundaries(start, end),
-                        "{:?} {}..{}", raw, start, end
-                    );
-                }
-            }
+            same_boundaries(&fast, &unicode_path(&raw))?;
         }
     }
 
@@ -813,15 +819,7 @@ mod tests {
             // Boundaries read off the bits agree with the character test, everywhere.
             proptest::prop_assert!(!fast.alnum.is_empty() || raw.is_empty());
             proptest::prop_assert!(slow.alnum.is_empty());
-            for start in 0..=raw.len() {
-                for end in start..=raw.len() {
-                    proptest::prop_assert_eq!(
-                        fast.on_word_boundaries(start, end),
-                        slow.on_word_boundaries(start, end),
-                        "{:?} {}..{}", raw, start, end
-                    );
-                }
-            }
+            same_boundaries(&fast, &slow)?;
         }
     }
 
