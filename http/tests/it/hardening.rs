@@ -1,6 +1,7 @@
 //! The real `undertone serve` under hostile and unlucky clients: a slow request head is
-//! disconnected, a stalled body fails, and requests beyond the request and body-byte
-//! budgets are shed with 503 and `Retry-After` while the others are served.
+//! disconnected, a stalled body fails, requests beyond the request and body-byte
+//! budgets are shed with 503 and `Retry-After` while the others are served, and what
+//! the HTTP layer refuses before any route gets the status docs/service.md gives.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -163,6 +164,69 @@ fn a_compressed_body_is_refused_with_415_naming_the_encoding() {
     assert!(
         answer.contains("`Content-Encoding: gzip` is not supported; send the body uncompressed"),
         "{answer}"
+    );
+    server.assert_no_panic();
+}
+
+/// The status line and the body of an answer (empty when it has none).
+fn status_and_body(answer: &str) -> (&str, &str) {
+    let status = answer.lines().next().unwrap_or_default();
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body)
+}
+
+#[test]
+fn requests_the_http_layer_cannot_read_get_a_bare_status_as_documented() {
+    // docs/service.md, "Errors": these three are answered by the HTTP layer before any
+    // route sees the request, with no JSON body, and the connection closed.
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &[]);
+    // 101 headers in all (`Host` and 100 more): one over the HTTP layer's limit.
+    let headers: String = (0..100).map(|i| format!("X-Header-{i}: v\r\n")).collect();
+    let cases = [
+        (
+            format!("GET /api/v1/key HTTP/1.1\r\nHost: x\r\n{headers}\r\n"),
+            "HTTP/1.1 431 Request Header Fields Too Large",
+        ),
+        (
+            format!(
+                "GET /api/v1/key?q={} HTTP/1.1\r\nHost: x\r\n\r\n",
+                "a".repeat(65_535)
+            ),
+            "HTTP/1.1 414 URI Too Long",
+        ),
+        (
+            "NOT HTTP AT ALL\r\n\r\n".to_string(),
+            "HTTP/1.1 400 Bad Request",
+        ),
+    ];
+    for (head, expected) in &cases {
+        let answer = read_all(&mut send_head(&server, head));
+        let (status, body) = status_and_body(&answer);
+        assert_eq!(status, *expected, "{answer}");
+        assert!(answer.contains("content-length: 0\r\n"), "{answer}");
+        assert_eq!(body, "", "{answer}");
+    }
+    // 100 headers in all, and a URI of 65 534 bytes: at the limits, they reach the
+    // routes (and their JSON).
+    let headers: String = (0..97).map(|i| format!("X-Header-{i}: v\r\n")).collect();
+    let head = format!(
+        "GET /api/v1/key HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+         Connection: close\r\n{headers}\r\n"
+    );
+    let answer = read_all(&mut send_head(&server, &head));
+    assert_eq!(status_and_body(&answer).0, "HTTP/1.1 200 OK", "{answer}");
+    let path = format!(
+        "/api/v1/key?q={}",
+        "a".repeat(65_534 - "/api/v1/key?q=".len())
+    );
+    let head = format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    let answer = read_all(&mut send_head(&server, &head));
+    let (status, body) = status_and_body(&answer);
+    assert_eq!(status, "HTTP/1.1 401 Unauthorized", "{answer}");
+    assert!(
+        body.starts_with("{\"error\":{\"code\":\"UNAUTHORIZED\""),
+        "{body}"
     );
     server.assert_no_panic();
 }
