@@ -182,6 +182,7 @@ pub fn load_request(
         return validate::ingest_request_json_lines(source.bytes, id, options);
     }
     let body = validate::parse_body_with(source.bytes, options)?;
+    let one_event = looks_like_one_event(&body);
     let body = match (body, value) {
         (Value::Array(_), None) => return Err(missing_id("a list of events")),
         (events @ Value::Array(_), Some(id)) => {
@@ -205,8 +206,36 @@ pub fn load_request(
         }
         (other, _) => other,
     };
-    validate::ingest_request(&body, options)
+    let request = validate::ingest_request(&body, options);
+    if one_event {
+        request.map_err(with_one_event_hint)
+    } else {
+        request
+    }
 }
+
+/// Whether a JSON document given as a request reads like one event instead: an object
+/// with a `content`, and neither `events` nor `deployment_id`.
+fn looks_like_one_event(body: &Value) -> bool {
+    body.as_object().is_some_and(|o| {
+        o.contains_key("content") && !o.contains_key("events") && !o.contains_key("deployment_id")
+    })
+}
+
+/// The errors of a request that reads like one event ([`looks_like_one_event`]): its
+/// missing `events` says how to read it as one line of JSON Lines.
+fn with_one_event_hint(error: Error) -> Error {
+    let Error::Validation(mut violations) = error;
+    for v in violations.iter_mut().filter(|v| v.path == "events") {
+        v.message.push_str(ONE_EVENT_HINT);
+    }
+    Error::Validation(violations)
+}
+
+/// What [`with_one_event_hint`] adds to `events: is required`. It names no option:
+/// the command line and the bindings spell the layout option differently.
+const ONE_EVENT_HINT: &str = "; this object looks like one event: put it in a JSON array, \
+                              or read it as JSON Lines (one event per line)";
 
 /// Validation options for local scoring: no size or event-count limit, private webhook
 /// URLs allowed (nothing is sent from here); a key given twice is refused, as by the
@@ -518,14 +547,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.events.len(), 1);
-        // As JSON, one object is a request missing its events.
+        // As JSON, one object is a request missing its events; as it reads like an
+        // event, the missing events say how to read it as one.
         let e = load_request(
             &Source::new(one).named("x.json"),
             DeploymentId::new(Some("bot")),
             &LOCAL,
         )
         .unwrap_err();
-        assert!(e.violations().iter().any(|v| v.path == "events"), "{e}");
+        let events: Vec<&str> = e
+            .violations()
+            .iter()
+            .filter(|v| v.path == "events")
+            .map(|v| v.message.as_str())
+            .collect();
+        assert_eq!(
+            events,
+            [
+                "is required; this object looks like one event: put it in a JSON array, or \
+              read it as JSON Lines (one event per line)"
+            ],
+            "{e}"
+        );
+        // A request that only lacks its events, or an object with no content, gets no hint.
+        for body in [
+            &br#"{"deployment_id": "bot", "content": "hi"}"#[..],
+            &br#"{"actor_id": "u1", "timestamp": "2026-11-21T09:30:00Z"}"#[..],
+        ] {
+            let e = load_request(&Source::new(body), DeploymentId::new(Some("bot")), &LOCAL)
+                .unwrap_err();
+            let v = e.violations().iter().find(|v| v.path == "events");
+            assert_eq!(v.map(|v| v.message.as_str()), Some("is required"), "{e}");
+        }
     }
 
     #[test]
