@@ -28,42 +28,52 @@ pub struct Text {
     plain: Plain,
 }
 
-/// A text that is not ASCII but has no capitals outside ASCII, made ready to be read
-/// as ASCII is: its typographic apostrophes written as `'`, and which bytes belong to
-/// its other letters and digits (the class tests of a block only know ASCII).
+/// A text that is not ASCII, made ready to be read as ASCII is when each of its
+/// capitals outside ASCII lowercases to one character of the same length (É, Ü, Σ, Ж,
+/// not İ): its typographic apostrophes written as `'`, those capitals written in
+/// lowercase, and which bytes belong to its other letters and digits, and which of
+/// those letters were capitals (the class tests of a block only know ASCII).
 #[derive(Debug, Clone, Default)]
 struct Plain {
     text: String,
     /// Bytes of non-ASCII letters and digits, by 64-byte block as in [`Text::alnum`].
     alnum: Vec<u64>,
-    /// Bytes of non-ASCII letters (none of them a capital).
+    /// The first byte of each non-ASCII letter (one bit per letter, so that a word's
+    /// letters are counted as characters, as the character path counts them).
     letter: Vec<u64>,
+    /// The first byte of each non-ASCII letter that was a capital.
+    upper: Vec<u64>,
 }
 
 impl Plain {
-    /// Rewrites `raw` (not ASCII) to be read as ASCII is, when none of its non-ASCII
-    /// characters is a capital: typographic apostrophes (’ ‘) become `'`, and the bytes
-    /// of its other letters and digits are marked. Returns its number of characters,
-    /// or `None` for a text with a capital outside ASCII (then the marks are partial).
+    /// Rewrites `raw` (not ASCII) to be read as ASCII is: typographic apostrophes (’ ‘)
+    /// become `'`, capitals outside ASCII their lowercase, and the bytes of the other
+    /// letters and digits are marked. Returns its number of characters, or `None` for a
+    /// text with a capital whose lowercase is not one character of the same length
+    /// (then the marks are partial), which only the character path can read.
     fn fill(&mut self, raw: &str) -> Option<u32> {
         self.text.clear();
         self.alnum.clear();
         self.letter.clear();
+        self.upper.clear();
         let mut chars = 0;
         let mut rest = raw;
         while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
             let c = rest[at..].chars().next()?;
-            if c.is_uppercase() {
-                return None;
-            }
             self.text.push_str(&rest[..at]);
             if c == '\u{2019}' || c == '\u{2018}' {
                 self.text.push('\'');
             } else {
+                let capital = c.is_uppercase();
+                let written = if capital {
+                    same_length_lowercase(c)?
+                } else {
+                    c
+                };
                 if c.is_alphanumeric() {
-                    self.mark(self.text.len(), c.len_utf8(), c.is_alphabetic());
+                    self.mark(self.text.len(), c.len_utf8(), c.is_alphabetic(), capital);
                 }
-                self.text.push(c);
+                self.text.push(written);
             }
             chars += at + 1;
             rest = &rest[at + c.len_utf8()..];
@@ -72,25 +82,36 @@ impl Plain {
         u32::try_from(chars + rest.len()).ok()
     }
 
-    /// Marks the `len` bytes from `at` as a letter or digit, and as a letter if `letter`.
-    fn mark(&mut self, at: usize, len: usize, letter: bool) {
+    /// Marks the `len` bytes from `at` as a letter or digit; the first of them as a
+    /// letter if `letter`, and as a capital if `capital` too.
+    fn mark(&mut self, at: usize, len: usize, letter: bool, capital: bool) {
         let blocks = (at + len).div_ceil(64);
         if self.alnum.len() < blocks {
             self.alnum.resize(blocks, 0);
             self.letter.resize(blocks, 0);
+            self.upper.resize(blocks, 0);
         }
         for i in at..at + len {
             self.alnum[i / 64] |= 1 << (i % 64);
-            self.letter[i / 64] |= u64::from(letter) << (i % 64);
         }
+        self.letter[at / 64] |= u64::from(letter) << (at % 64);
+        self.upper[at / 64] |= u64::from(letter && capital) << (at % 64);
     }
 
-    /// The marks of block `k`: (letters or digits, letters).
-    fn marks(&self, k: usize) -> (u64, u64) {
-        (
-            self.alnum.get(k).copied().unwrap_or(0),
-            self.letter.get(k).copied().unwrap_or(0),
-        )
+    /// The marks of block `k`: (letters or digits, letters, capitals).
+    fn marks(&self, k: usize) -> (u64, u64, u64) {
+        let get = |v: &[u64]| v.get(k).copied().unwrap_or(0);
+        (get(&self.alnum), get(&self.letter), get(&self.upper))
+    }
+}
+
+/// The lowercase of capital `c` when it is one character as long as `c` in UTF-8
+/// (É → é, Σ → σ, Ж → ж); `None` otherwise (İ → i̇, ẞ → ß, K → k).
+fn same_length_lowercase(c: char) -> Option<char> {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) if l.len_utf8() == c.len_utf8() => Some(l),
+        _ => None,
     }
 }
 
@@ -117,10 +138,11 @@ impl Text {
         if raw.is_ascii() {
             self.fill_ascii(raw, None);
         } else {
-            // A text with no capitals outside ASCII (most chat text: typographic
-            // apostrophes and quotes, dashes, emoji, accented small letters) reads as
-            // ASCII does, once its apostrophes are rewritten and the bytes of its other
-            // letters and digits marked.
+            // Most text that is not ASCII (typographic apostrophes and quotes, dashes,
+            // emoji, accented letters, Greek or Cyrillic) reads as ASCII does, once its
+            // apostrophes and capitals are rewritten and the bytes of its other letters
+            // and digits marked. Only a capital whose lowercase changes length (İ)
+            // sends a text character by character.
             let mut plain = std::mem::take(&mut self.plain);
             match plain.fill(raw) {
                 Some(chars) => {
@@ -196,8 +218,8 @@ impl Text {
         }
     }
 
-    /// Any text, character by character (a text with a capital outside ASCII, whose
-    /// lowercase can change the text's length, comes here).
+    /// Any text, character by character (a text with a capital whose lowercase is not
+    /// one character of the same length, which changes the text's length, comes here).
     fn fill_unicode(&mut self, raw: &str) {
         let bytes = raw.as_bytes();
         // The word being read: where it starts in `lower`, its letters, its capitals.
@@ -496,7 +518,7 @@ impl Block {
     fn read(raw: &[u8], at: usize, apostrophes: bool, other: Option<&Plain>) -> Block {
         let mut b = Block::default();
         if let Some(p) = other {
-            (b.alnum, b.letter) = p.marks(at / 64);
+            (b.alnum, b.letter, b.upper) = p.marks(at / 64);
         }
         let Some(rest) = raw.get(at..at + 64).or_else(|| raw.get(at..)) else {
             return b;
@@ -765,10 +787,11 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn texts_without_capitals_outside_ascii_read_as_ascii_does(
+        fn texts_read_as_ascii_does_unless_a_capital_changes_length(
             raw in proptest::prop_oneof![
                 "[a-zA-Z0-9 '!?.,\\-’‘“”—…😡©€\u{a0}\u{301}éüßςǅ²½ñøı]{0,80}",
                 "[a-zA-Z0-9 '’!?éÉİΣ]{0,40}",
+                "[a-zA-Z '’!?.éÉÜüÀÇΣσςΩЖжⅧⓐⒶǅẞİ\u{212a}\u{301}😡]{0,60}",
             ],
         ) {
             let fast = Text::new(&raw);
@@ -777,16 +800,19 @@ mod tests {
             proptest::prop_assert_eq!(&fast.spans, &spans);
             proptest::prop_assert_eq!(&fast.shouted, &shouted);
             proptest::prop_assert_eq!([fast.exclamations, fast.questions, fast.chars], counts);
-            // Read off the masks (the boundary bits exist) unless a capital outside
-            // ASCII sent it character by character, with the same boundaries.
-            let capital = raw.chars().any(|c| !c.is_ascii() && c.is_uppercase());
-            proptest::prop_assert_eq!(fast.alnum.is_empty(), capital || raw.is_empty());
+            // Read off the masks (the boundary bits exist) unless a capital whose
+            // lowercase changes length sent it character by character, with the same
+            // boundaries.
+            let slow = raw
+                .chars()
+                .any(|c| !c.is_ascii() && c.is_uppercase() && same_length_lowercase(c).is_none());
+            proptest::prop_assert_eq!(fast.alnum.is_empty(), slow || raw.is_empty());
             same_boundaries(&fast, &unicode_path(&raw))?;
         }
     }
 
     #[test]
-    fn only_texts_with_a_capital_outside_ascii_go_character_by_character() {
+    fn only_capitals_whose_lowercase_changes_length_go_character_by_character() {
         // Quotes, dashes, emoji, small accented letters: read off the masks.
         let t = Text::new("DON’T “fix” the café’s ²nd één — 😡 NOW!!");
         assert_eq!(t.lower, "don't “fix” the café's ²nd één — 😡 now!!");
@@ -797,9 +823,18 @@ mod tests {
         assert_eq!(t.shouted, [true, false, false, false, false, false, true]);
         assert_eq!((t.chars, t.exclamations), (40, 2));
         assert!(!t.alnum.is_empty());
-        // A title-case letter is no capital; a capital outside ASCII is.
-        assert!(!Text::new("ǅ").alnum.is_empty());
-        for raw in ["CAFÉ", "İ", "Ⅷ", "Σ"] {
+        // A title-case letter is no capital; a capital outside ASCII is read off the
+        // masks too, written in lowercase and counted as one capital letter.
+        for raw in ["ǅ", "CAFÉ", "Ⅷ", "Σ", "ЖУК", "Ⓐ"] {
+            assert!(!Text::new(raw).alnum.is_empty(), "{raw}");
+        }
+        let t = Text::new("CAFÉ ÜBER Éa ÉÉ É ЖУК ok");
+        assert_eq!(t.lower, "café über éa éé é жук ok");
+        assert_eq!(t.shouted, [true, true, false, true, false, true, false]);
+        assert!(!t.alnum.is_empty());
+        // Unless its lowercase changes length: İ (i and a combining dot), ẞ (ß, two
+        // bytes for three), the Kelvin sign (k, one byte).
+        for raw in ["İ", "ẞ", "\u{212a}", "CAFÉ İ"] {
             assert!(Text::new(raw).alnum.is_empty(), "{raw}");
         }
     }
