@@ -54,7 +54,9 @@ pub fn render(result: &SessionIntelligence, condensed: bool) -> String {
             }
             let _ = writeln!(out, "  {ending}");
         }
-        let _ = write!(out, "{:<conv_width$}  {:>5}", "= all conversations", "");
+        // The label spans the conversation and event columns, so the scores line up.
+        let label_width = conv_width + 2 + 5;
+        let _ = write!(out, "{:<label_width$}", "= all conversations");
         row(&mut out, &i.layer_z);
         let _ = writeln!(out);
         let _ = writeln!(out);

@@ -135,6 +135,26 @@ fn table_has_one_row_per_human_turn_and_the_key_finding() {
         .find(|l| l.starts_with("= zd-48213"))
         .unwrap();
     assert!(summary_row.contains("broken"), "{summary_row}");
+    // Every row's trust score starts where the header's column ends (right-aligned
+    // under "trust"), the request's row included.
+    let header = out.stdout.lines().next().unwrap();
+    let column_end = header.find("trust").unwrap() + "trust".len();
+    let scored: Vec<&str> = out
+        .stdout
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .skip(1)
+        .collect();
+    assert_eq!(scored.len(), 11 + 2 + 1, "{}", out.stdout);
+    for line in scored {
+        let trust = line.get(column_end - 4..column_end).unwrap_or_default();
+        assert!(trust.parse::<f64>().is_ok(), "{line:?} in\n{}", out.stdout);
+    }
+    assert!(
+        out.stdout.contains("\n= all conversations "),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
