@@ -734,6 +734,20 @@ mod tests {
         (lower, spans, shouted, counts)
     }
 
+    /// Whether `t`, a reading of `raw`, is what [`by_characters`] reads: the same
+    /// lowercase, words, capitals and counts.
+    fn reads_as_by_characters(
+        t: &Text,
+        raw: &str,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let (lower, spans, shouted, counts) = by_characters(raw);
+        proptest::prop_assert_eq!(&t.lower, &lower);
+        proptest::prop_assert_eq!(&t.spans, &spans);
+        proptest::prop_assert_eq!(&t.shouted, &shouted);
+        proptest::prop_assert_eq!([t.exclamations, t.questions, t.chars], counts);
+        Ok(())
+    }
+
     proptest::proptest! {
         #[test]
         fn unicode_path_reads_as_character_by_character(
@@ -742,12 +756,7 @@ mod tests {
                 "\\PC{0,40}",
             ],
         ) {
-            let t = unicode_path(&raw);
-            let (lower, spans, shouted, counts) = by_characters(&raw);
-            proptest::prop_assert_eq!(&t.lower, &lower);
-            proptest::prop_assert_eq!(&t.spans, &spans);
-            proptest::prop_assert_eq!(&t.shouted, &shouted);
-            proptest::prop_assert_eq!([t.exclamations, t.questions, t.chars], counts);
+            reads_as_by_characters(&unicode_path(&raw), &raw)?;
         }
     }
 
@@ -795,11 +804,7 @@ mod tests {
             ],
         ) {
             let fast = Text::new(&raw);
-            let (lower, spans, shouted, counts) = by_characters(&raw);
-            proptest::prop_assert_eq!(&fast.lower, &lower);
-            proptest::prop_assert_eq!(&fast.spans, &spans);
-            proptest::prop_assert_eq!(&fast.shouted, &shouted);
-            proptest::prop_assert_eq!([fast.exclamations, fast.questions, fast.chars], counts);
+            reads_as_by_characters(&fast, &raw)?;
             // Read off the masks (the boundary bits exist) unless a capital whose
             // lowercase changes length sent it character by character, with the same
             // boundaries.
