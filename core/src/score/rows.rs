@@ -47,34 +47,49 @@ impl Serialize for TurnRow<'_> {
 /// The rows of `result`: its conversations in output order, each conversation's human
 /// turns in order.
 pub fn turn_rows(result: &SessionIntelligence) -> Vec<TurnRow<'_>> {
-    let i = &result.intelligence;
-    i.conversations
-        .iter()
-        .flat_map(|c| {
-            c.turns.iter().enumerate().map(|(n, t)| TurnRow {
-                deployment_id: &i.deployment_id,
-                conversation_id: &t.conversation_id,
-                turn: n + 1,
-                actor_id: &t.actor_id,
-                timestamp: format_utc(&t.timestamp),
-                scores: Dimension::ALL.map(|d| {
-                    let x = t.layer_z.get(d);
-                    (x.score, x.band.as_str())
-                }),
-            })
-        })
-        .collect()
+    rows(result).collect()
 }
 
-/// The rows as JSON Lines: one object per line, each line ending in `\n`.
-pub fn turn_rows_jsonl(result: &SessionIntelligence) -> String {
-    let mut out = String::new();
-    for row in turn_rows(result) {
-        // Serialising strings and numbers cannot fail.
-        out.push_str(&serde_json::to_string(&row).unwrap_or_default());
-        out.push('\n');
+/// [`turn_rows`], made one at a time.
+fn rows(result: &SessionIntelligence) -> impl Iterator<Item = TurnRow<'_>> {
+    let i = &result.intelligence;
+    i.conversations.iter().flat_map(|c| {
+        c.turns.iter().enumerate().map(|(n, t)| TurnRow {
+            deployment_id: &i.deployment_id,
+            conversation_id: &t.conversation_id,
+            turn: n + 1,
+            actor_id: &t.actor_id,
+            timestamp: format_utc(&t.timestamp),
+            scores: Dimension::ALL.map(|d| {
+                let x = t.layer_z.get(d);
+                (x.score, x.band.as_str())
+            }),
+        })
+    })
+}
+
+/// The rows as a JSON array, serialised one at a time (never all in memory at once).
+pub struct Rows<'a>(pub &'a SessionIntelligence);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(rows(self.0))
     }
-    out
+}
+
+/// Writes the rows as JSON Lines, one object per line, a `\n` between lines and none
+/// after the last, one row at a time (never all in memory at once).
+pub fn write_turn_rows_jsonl(
+    mut out: impl std::io::Write,
+    result: &SessionIntelligence,
+) -> std::io::Result<()> {
+    for (n, row) in rows(result).enumerate() {
+        if n > 0 {
+            out.write_all(b"\n")?;
+        }
+        serde_json::to_writer(&mut out, &row)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -100,8 +115,15 @@ mod tests {
         assert_eq!(rows.len(), 2);
         assert_eq!(rows.iter().map(|r| r.turn).collect::<Vec<_>>(), vec![1, 2]);
         let second = &result.intelligence.conversations[0].turns[1];
-        let line: serde_json::Value =
-            serde_json::from_str(turn_rows_jsonl(&result).lines().nth(1).unwrap()).unwrap();
+        let mut text = Vec::new();
+        write_turn_rows_jsonl(&mut text, &result).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(
+            text.matches('\n').count(),
+            1,
+            "a newline between rows, none after"
+        );
+        let line: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
         assert_eq!(line["conversation_id"], "c1");
         assert_eq!(line["actor_id"], "u1");
         assert_eq!(line["timestamp"], "2026-11-01T09:01:00Z");
@@ -109,5 +131,9 @@ mod tests {
         assert_eq!(line["frustration_buildup"], round4(f.score));
         assert_eq!(line["frustration_buildup_band"], f.band.as_str());
         assert_eq!(line.as_object().unwrap().len(), 17);
+        // The array form holds the same rows.
+        let array = serde_json::to_value(Rows(&result)).unwrap();
+        assert_eq!(array[1], line);
+        assert_eq!(array.as_array().unwrap().len(), 2);
     }
 }

@@ -362,7 +362,7 @@ pub fn write_score(
 enum Viewed<'a> {
     Full(&'a SessionIntelligence),
     Condensed(crate::score::Condensed<'a>),
-    Turns(Vec<crate::score::rows::TurnRow<'a>>),
+    Turns(crate::score::rows::Rows<'a>),
 }
 
 impl<'a> Viewed<'a> {
@@ -370,7 +370,7 @@ impl<'a> Viewed<'a> {
         match view {
             View::Full => Viewed::Full(result),
             View::Condensed => Viewed::Condensed(result.condensed(None)),
-            View::Turns => Viewed::Turns(crate::score::rows::turn_rows(result)),
+            View::Turns => Viewed::Turns(crate::score::rows::Rows(result)),
         }
     }
 }

@@ -4,11 +4,13 @@
 //! (by hash) and its stylesheet (by hash), so it opens from `file://` and nothing
 //! in the data can run.
 
+use std::io::{self, Write};
+
 use base64::Engine;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
-use undertone_core::IngestRequest;
-use undertone_core::assemble;
 use undertone_core::score::SessionIntelligence;
+use undertone_core::{Assembly, IngestRequest, assemble, decimal};
 
 use super::{CSS, RENDER_JS};
 
@@ -30,12 +32,40 @@ fn hash_source(text: &str) -> String {
     )
 }
 
-/// JSON safe inside a `<script type="application/json">`: `<`, `>` and `&` are escaped
-/// as `\u003c` …, so no text in it can close the element or open a comment.
-fn island(json: &str) -> String {
-    json.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
+/// A writer of JSON safe inside a `<script type="application/json">`: `<`, `>` and `&`
+/// are written as `\u003c` …, so no text in it can close the element or open a
+/// comment. Outside strings JSON has none of the three, so escaping them byte by byte
+/// as the JSON passes leaves the same value.
+struct Island<W>(W);
+
+impl<W: Write> Write for Island<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut from = 0;
+        for (at, byte) in buf.iter().enumerate() {
+            let escaped: &[u8] = match byte {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                b'&' => b"\\u0026",
+                _ => continue,
+            };
+            self.0.write_all(&buf[from..at])?;
+            self.0.write_all(escaped)?;
+            from = at + 1;
+        }
+        self.0.write_all(&buf[from..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// What the page draws: the result and the conversations as assembled.
+#[derive(Serialize)]
+struct Data<'a> {
+    result: &'a SessionIntelligence,
+    assembly: &'a Assembly<'a>,
 }
 
 /// Text safe in an HTML element or attribute.
@@ -46,13 +76,15 @@ fn text(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The report of `result`, scored from `request`.
-pub fn html(request: &IngestRequest, result: &SessionIntelligence) -> String {
+/// Writes the report of `result`, scored from `request`, to `out` as it is serialised:
+/// the data is never whole in memory as a value or a text (for the 100,000 human turns
+/// of `scripts/bench-score`'s corpus, building it whole took 4.7 GB).
+pub fn write(
+    out: &mut dyn Write,
+    request: &IngestRequest,
+    result: &SessionIntelligence,
+) -> io::Result<()> {
     let assembly = assemble(&request.events, Some(&request.deployment_id));
-    let data = serde_json::json!({
-        "result": result,
-        "assembly": assembly,
-    });
     let script = format!("{RENDER_JS}\n{BOOT}");
     let csp = format!(
         "default-src 'none'; script-src {}; style-src {}; img-src data:; base-uri 'none'; \
@@ -61,7 +93,8 @@ pub fn html(request: &IngestRequest, result: &SessionIntelligence) -> String {
         hash_source(CSS)
     );
     let title = format!("Undertone report: {}", result.intelligence.deployment_id);
-    format!(
+    write!(
+        out,
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
@@ -70,11 +103,20 @@ pub fn html(request: &IngestRequest, result: &SessionIntelligence) -> String {
          <span>Report of {deployment}</span></header>\n\
          <main id=\"main\"><h1>{title}</h1><noscript>This report draws its pages with \
          JavaScript.</noscript></main>\n\
-         <script type=\"application/json\" id=\"undertone-data\">{data}</script>\n\
-         <script>{script}</script>\n</body>\n</html>\n",
+         <script type=\"application/json\" id=\"undertone-data\">",
         title = text(&title),
         deployment = text(&result.intelligence.deployment_id),
-        data = island(&data.to_string()),
+    )?;
+    let data = Data {
+        result,
+        assembly: &assembly,
+    };
+    // serde_json's compact text, with the results' numbers written faster.
+    let mut json = serde_json::Serializer::with_formatter(Island(&mut *out), decimal::Json);
+    data.serialize(&mut json).map_err(io::Error::from)?;
+    write!(
+        out,
+        "</script>\n<script>{script}</script>\n</body>\n</html>\n"
     )
 }
 
@@ -82,13 +124,32 @@ pub fn html(request: &IngestRequest, result: &SessionIntelligence) -> String {
 mod tests {
     use super::*;
 
+    /// The report of `request` as one text.
+    fn html(request: &IngestRequest, result: &SessionIntelligence) -> String {
+        let mut page = Vec::new();
+        write(&mut page, request, result).unwrap();
+        String::from_utf8(page).unwrap()
+    }
+
     #[test]
     fn hostile_text_cannot_leave_the_data_island() {
         let hostile = r#"</script><img src=x onerror=alert(1)><!-- & "#;
-        let out = island(&serde_json::json!({ "content": hostile }).to_string());
+        let mut island = Island(Vec::new());
+        // Written in pieces, as a serialiser writes, the escapes falling across them.
+        let json = serde_json::json!({ "content": hostile }).to_string();
+        let (a, b) = json.split_at(json.find('>').unwrap());
+        island.write_all(a.as_bytes()).unwrap();
+        island.write_all(b.as_bytes()).unwrap();
+        let out = String::from_utf8(island.0).unwrap();
         assert!(
             !out.contains('<') && !out.contains('>') && !out.contains('&'),
             "{out}"
+        );
+        assert_eq!(
+            out,
+            json.replace('<', "\\u003c")
+                .replace('>', "\\u003e")
+                .replace('&', "\\u0026")
         );
         let back: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(back["content"], hostile);

@@ -138,10 +138,9 @@ pub fn run(args: &ScoreArgs) -> u8 {
     match args.format {
         Output::Table => emit(&table::render(&result, args.view == View::Condensed)),
         Output::Json if args.view == View::Turns => {
-            let rows = undertone_core::score::rows::turn_rows_jsonl(&result);
-            emit(rows.trim_end_matches('\n'))
+            emit_with(|out| undertone_core::score::rows::write_turn_rows_jsonl(out, &result))
         }
-        Output::Html => emit(&crate::app::report::html(&request, &result)),
+        Output::Html => emit_with(|out| crate::app::report::write(out, &request, &result)),
         // What `sdk::score_json`, and so every binding, returns.
         Output::Json => emit_with(|out| sdk::write_score(out, &result, options.view)),
     }

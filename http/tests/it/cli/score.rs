@@ -218,3 +218,57 @@ fn invalid_input_exits_2_with_the_violations() {
         out.stderr
     );
 }
+
+#[test]
+fn the_html_report_carries_the_full_result_and_escapes_its_island() {
+    // A turn that tries to close the data island, and the full result to compare with.
+    let body = json!({"deployment_id": "bot", "events": [
+        {"actor_id": "u1", "content": "</script><b>refund & now</b>", "timestamp": "2026-01-01T10:00:00Z"},
+        {"actor_id": "bot", "content": "I can't help with <that>.", "timestamp": "2026-01-01T10:00:05Z"},
+        {"actor_id": "u1", "content": "this is useless", "timestamp": "2026-01-01T10:01:00Z"},
+    ]})
+    .to_string();
+    let (_dir, path) = temp_file("hostile.json", body.as_bytes());
+    let full = assert_json_output(&run(&["score"], Some(&path), None));
+    let page = run(&["score", "--format", "html"], Some(&path), None);
+    assert_eq!(page.code, Some(0), "{}", page.stderr);
+    assert!(page.stdout.ends_with("</html>\n\n"), "{}", page.stdout);
+    let open = r#"<script type="application/json" id="undertone-data">"#;
+    let start = page.stdout.find(open).unwrap() + open.len();
+    let island = &page.stdout[start..start + page.stdout[start..].find("</script>").unwrap()];
+    assert!(
+        !island.contains('<') && !island.contains('>') && !island.contains('&'),
+        "{island}"
+    );
+    let data: Value = serde_json::from_str(island).unwrap();
+    assert_eq!(data["result"], full);
+    let turns = data["assembly"]["conversations"][0]["turns"]
+        .as_array()
+        .unwrap();
+    assert_eq!(turns[0]["content"], "</script><b>refund & now</b>");
+}
+
+#[test]
+fn turn_rows_are_one_line_per_human_turn_with_the_full_results_scores() {
+    let path = example("support-refund-goes-wrong.json");
+    let full = assert_json_output(&run(&["score"], Some(&path), None));
+    let out = run(&["score", "--view", "turns"], Some(&path), None);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.strip_suffix('\n').unwrap().split('\n').collect();
+    let turns: Vec<(&Value, &Value)> = full["intelligence"]["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["turns"].as_array().unwrap().iter().map(move |t| (c, t)))
+        .collect();
+    assert_eq!(lines.len(), 11);
+    assert_eq!(lines.len(), turns.len());
+    for (line, (c, t)) in lines.iter().zip(&turns) {
+        let row: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(row["conversation_id"], c["conversation_id"]);
+        assert_eq!(row["timestamp"], t["timestamp"]);
+        let f = &t["layer_z"]["frustration_buildup"];
+        assert_eq!(row["frustration_buildup"], f["score"]);
+        assert_eq!(row["frustration_buildup_band"], f["band"]);
+    }
+}
