@@ -136,11 +136,13 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Whether the first non-blank line is a whole JSON object and more lines follow.
+/// Whether the first non-blank line is a whole JSON object and more lines follow (a
+/// leading byte order mark is ignored, as it is when the lines are read).
 fn first_line_is_an_object(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let first_is_object = lines
         .next()
@@ -539,6 +541,18 @@ mod tests {
                       {\"actor_id\":\"bot\",\"content\":\"b\",\"timestamp\":\"2026-11-21T09:30:01Z\"}\n";
         let r = load_request(&Source::new(lines), DeploymentId::new(Some("bot")), &LOCAL).unwrap();
         assert_eq!(r.events.len(), 2);
+        // A leading byte order mark does not hide the layout, nor does a blank line
+        // after it.
+        for prefix in ["\u{feff}", "\u{feff}\n"] {
+            let marked = [prefix.as_bytes(), lines].concat();
+            let r = load_request(
+                &Source::new(&marked),
+                DeploymentId::new(Some("bot")),
+                &LOCAL,
+            )
+            .unwrap();
+            assert_eq!(r.events.len(), 2, "{prefix:?}");
+        }
         let one = b"{\"actor_id\":\"u1\",\"content\":\"a\",\"timestamp\":\"2026-11-21T09:30:00Z\"}";
         let r = load_request(
             &Source::new(one).named("x.jsonl"),
