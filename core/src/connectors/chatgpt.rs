@@ -128,17 +128,20 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
             Role::User => "chatgpt:user".to_owned(),
             Role::Assistant => "chatgpt:assistant".to_owned(),
         };
-        out.events.push(event(
-            Format::ChatGpt.name(),
-            Message {
-                role,
-                actor_id,
-                content,
-                timestamp,
-                conversation_id: &id,
-                extra,
-            },
-        ));
+        out.add(
+            &node_at,
+            event(
+                Format::ChatGpt.name(),
+                Message {
+                    role,
+                    actor_id,
+                    content,
+                    timestamp,
+                    conversation_id: &id,
+                    extra,
+                },
+            ),
+        );
     }
     Ok(())
 }

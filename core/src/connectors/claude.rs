@@ -100,17 +100,20 @@ fn conversation_events(c: &Value, at: &str, out: &mut Collected) -> Result<()> {
             Role::User => "claude:human",
             Role::Assistant => "claude:assistant",
         };
-        out.events.push(event(
-            Format::Claude.name(),
-            Message {
-                role,
-                actor_id: actor_id.to_owned(),
-                content,
-                timestamp,
-                conversation_id: &id,
-                extra,
-            },
-        ));
+        out.add(
+            &m_at,
+            event(
+                Format::Claude.name(),
+                Message {
+                    role,
+                    actor_id: actor_id.to_owned(),
+                    content,
+                    timestamp,
+                    conversation_id: &id,
+                    extra,
+                },
+            ),
+        );
     }
     Ok(())
 }

@@ -187,15 +187,18 @@ fn part(
     if !attachments.is_empty() {
         extra.insert("attachments".into(), Value::Array(attachments));
     }
-    out.events.push(event(
-        Format::Intercom.name(),
-        Message {
-            role,
-            actor_id: format!("intercom:{author_id}"),
-            content,
-            timestamp,
-            conversation_id,
-            extra,
-        },
-    ));
+    out.add(
+        at,
+        event(
+            Format::Intercom.name(),
+            Message {
+                role,
+                actor_id: format!("intercom:{author_id}"),
+                content,
+                timestamp,
+                conversation_id,
+                extra,
+            },
+        ),
+    );
 }

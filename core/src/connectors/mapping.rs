@@ -94,7 +94,7 @@ const DEFAULT_ASSISTANT: [&str; 5] = ["assistant", "ai", "bot", "agent_ai", "mod
 impl Mapping {
     /// Reads a mapping document; errors name the file and the field.
     pub fn parse(file: &File<'_>) -> Result<Self> {
-        let doc: Document = serde_json::from_slice(file.bytes).map_err(|e| {
+        let doc: Document = serde_json::from_slice(file.content()).map_err(|e| {
             invalid(
                 file.name,
                 format!("is not a mapping document: {e}; see docs/connectors.md"),
@@ -340,17 +340,20 @@ impl Mapping {
                 extra.insert(key.clone(), v.clone());
             }
         }
-        out.events.push(event(
-            "mapping",
-            Message {
-                role,
-                actor_id: actor,
-                content,
-                timestamp,
-                conversation_id: &conversation,
-                extra,
-            },
-        ));
+        out.add(
+            &at,
+            event(
+                "mapping",
+                Message {
+                    role,
+                    actor_id: actor,
+                    content,
+                    timestamp,
+                    conversation_id: &conversation,
+                    extra,
+                },
+            ),
+        );
     }
 
     fn time(&self, v: Option<&Value>) -> std::result::Result<DateTime<Utc>, BadTime> {

@@ -38,6 +38,17 @@ pub struct File<'a> {
     pub bytes: &'a [u8],
 }
 
+impl File<'_> {
+    /// The contents without a leading UTF-8 byte order mark, which tools on Windows
+    /// often write and which JSON readers refuse (RFC 8259 §8.1 lets a reader ignore
+    /// it, as the input contract does).
+    fn content(&self) -> &[u8] {
+        self.bytes
+            .strip_prefix("\u{feff}".as_bytes())
+            .unwrap_or(self.bytes)
+    }
+}
+
 /// The formats a connector reads.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Format {
@@ -195,6 +206,36 @@ impl Collected {
             reason: reason.into(),
         });
     }
+
+    /// Adds `event`, read at `at`; see [`Collected::checked`].
+    fn add(&mut self, at: &str, event: Value) {
+        if let Some(event) = self.checked(at, event) {
+            self.events.push(event);
+        }
+    }
+
+    /// `event`, read at `at`, when the input contract accepts it. Otherwise it is
+    /// skipped with the contract's reasons (content over the size limit, a NUL, an id
+    /// too long or starting with `auto:`, …), so that what an import writes always
+    /// validates, and one odd message does not stop the rest from being scored.
+    fn checked(&mut self, at: &str, event: Value) -> Option<Value> {
+        let Err(e) = crate::validate::event(&event, "event") else {
+            return Some(event);
+        };
+        let reasons: Vec<String> = e
+            .violations()
+            .iter()
+            .map(|v| {
+                let field = v.path.strip_prefix("event.").unwrap_or(&v.path);
+                format!("{field} {}", v.message)
+            })
+            .collect();
+        self.skip(
+            at,
+            format!("breaks the input contract: {}", reasons.join("; ")),
+        );
+        None
+    }
 }
 
 /// Who wrote a message.
@@ -244,21 +285,24 @@ fn invalid(at: &str, message: impl Into<String>) -> Error {
 
 /// The file parsed as JSON, or an error naming it and the position of the fault.
 fn parse_json(file: &File<'_>) -> Result<Value> {
-    serde_json::from_slice(file.bytes).map_err(|e| not_json(file.name, &e))
+    serde_json::from_slice(file.content()).map_err(|e| not_json(file.name, &e))
 }
 
 /// The JSON documents of a file with where each is: the whole file when it is one
 /// JSON value, else one per non-empty line (JSON Lines: `name:LINE`). A file that is
 /// neither is the JSON error, or the first line that does not parse.
 fn documents(file: &File<'_>) -> Result<Vec<(String, Value)>> {
-    let whole = match serde_json::from_slice::<Value>(file.bytes) {
+    let whole = match serde_json::from_slice::<Value>(file.content()) {
         Ok(doc) => return Ok(vec![(file.name.to_owned(), doc)]),
         Err(e) => e,
     };
-    let text = std::str::from_utf8(file.bytes).map_err(|e| {
+    let text = std::str::from_utf8(file.content()).map_err(|e| {
         invalid(
             file.name,
-            format!("is not UTF-8 text (byte {})", e.valid_up_to()),
+            format!(
+                "is not UTF-8 text (byte {})",
+                e.valid_up_to() + file.bytes.len() - file.content().len()
+            ),
         )
     })?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());

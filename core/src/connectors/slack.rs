@@ -242,6 +242,7 @@ fn message(
             extra,
         },
     );
+    let e = out.checked(at, e)?;
     Some((conversation, timestamp, e))
 }
 

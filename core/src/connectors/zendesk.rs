@@ -234,17 +234,20 @@ fn ticket(
         if !attachments.is_empty() {
             extra.insert("attachments".into(), Value::Array(attachments));
         }
-        out.events.push(event(
-            Format::Zendesk.name(),
-            Message {
-                role,
-                actor_id: format!("zendesk:{author}"),
-                content,
-                timestamp,
-                conversation_id: &id,
-                extra,
-            },
-        ));
+        out.add(
+            &c_at,
+            event(
+                Format::Zendesk.name(),
+                Message {
+                    role,
+                    actor_id: format!("zendesk:{author}"),
+                    content,
+                    timestamp,
+                    conversation_id: &id,
+                    extra,
+                },
+            ),
+        );
     }
     Ok(())
 }

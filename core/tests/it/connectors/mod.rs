@@ -375,3 +375,80 @@ fn escalation_signals(conversation: &Value, event_index: u64) -> Vec<String> {
     signals.sort();
     signals
 }
+
+#[test]
+fn a_byte_order_mark_before_an_export_changes_nothing() {
+    for case in cases() {
+        let marked: Vec<(String, Vec<u8>)> = case
+            .files
+            .iter()
+            .map(|(name, bytes)| (name.clone(), [&b"\xEF\xBB\xBF"[..], bytes].concat()))
+            .collect();
+        let with_marks = Case {
+            format: case.format.clone(),
+            files: marked,
+        };
+        assert_eq!(
+            import_case(&with_marks),
+            import_case(&case),
+            "{}",
+            case.format.name()
+        );
+    }
+}
+
+#[test]
+fn messages_the_input_contract_refuses_are_left_out_with_its_reasons() {
+    // A pasted document over the content limit, a NUL, and a conversation whose id
+    // could be taken for an implicit one: each message is skipped, the rest imported,
+    // and what is written validates.
+    let long = "y".repeat(40_000);
+    let export = json!([
+        {"uuid": "c1", "name": "t", "chat_messages": [
+            {"uuid": "m1", "sender": "human", "text": long, "created_at": "2026-03-04T10:00:00Z"},
+            {"uuid": "m2", "sender": "human", "text": "a\u{0}b", "created_at": "2026-03-04T10:00:01Z"},
+            {"uuid": "m3", "sender": "human", "text": "is my refund coming?", "created_at": "2026-03-04T10:00:02Z"},
+            {"uuid": "m4", "sender": "assistant", "text": "Yes, on Friday.", "created_at": "2026-03-04T10:00:05Z"}
+        ]},
+        {"uuid": "auto:c2", "name": "t", "chat_messages": [
+            {"uuid": "m5", "sender": "human", "text": "hello", "created_at": "2026-03-04T11:00:00Z"}
+        ]}
+    ])
+    .to_string();
+    let file = File {
+        name: "conversations.json",
+        bytes: export.as_bytes(),
+    };
+    let out = import(&Format::Claude, &[file], DeploymentId::default()).unwrap();
+    let contents: Vec<&str> = out.request["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents, ["is my refund coming?", "Yes, on Friday."]);
+    let skipped: Vec<(&str, &str)> = out
+        .skipped
+        .iter()
+        .map(|s| (s.at.as_str(), s.reason.as_str()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "conversations.json[0].chat_messages[0]",
+                "breaks the input contract: content must be at most 32768 bytes of UTF-8 after trimming, got 40000"
+            ),
+            (
+                "conversations.json[0].chat_messages[1]",
+                "breaks the input contract: content must not contain NUL characters (U+0000)"
+            ),
+            (
+                "conversations.json[1].chat_messages[0]",
+                "breaks the input contract: conversation_id must not start with \"auto:\", which marks conversations Undertone groups itself"
+            ),
+        ]
+    );
+    validate::ingest_request(&out.request, &validate::Options::default())
+        .expect("what an import writes validates");
+}
