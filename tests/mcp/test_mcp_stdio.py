@@ -147,3 +147,33 @@ def test_valid_key_answers_initialize(server: Server) -> None:
     answers = [line for line in lines if line.get("id") == 1]
     assert len(answers) == 1 and "result" in answers[0], (done.stdout, done.stderr)
     assert answers[0]["result"]["capabilities"].get("tools") is not None, answers[0]
+
+
+def test_a_message_that_gives_a_key_twice_is_refused_as_a_rest_body_is(server: Server) -> None:
+    """The SDK's reader keeps a repeated key's last value; `undertone mcp` answers such a
+    request itself with a JSON-RPC error carrying the REST body's message (a
+    notification gets no answer), and the requests around it are served."""
+    call = (
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "score_conversation", '
+        '"arguments": {"deployment_id": "bot", "deployment_id": "evil", "events": []}}}'
+    )
+    notification = '{"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}, "params": {}}'
+    listing = '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}'
+    initialized = '{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+    done = subprocess.run(
+        [str(BINARY), "mcp", "--base-url", server.base_url, "--api-key", server.ro_key],
+        input="\n".join([INITIALIZE, notification, initialized, call, listing]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+        env={**os.environ, "RUST_LOG": "warn"},
+        check=False,
+    )
+    answers = {line["id"]: line for line in map(json.loads, done.stdout.splitlines()) if "id" in line}
+    assert sorted(answers) == [1, 2, 3], (done.stdout, done.stderr)
+    assert answers[2]["error"] == {
+        "code": -32600,
+        "message": 'body: is not valid JSON: the key "deployment_id" is given twice in one object at line 1 column 146',
+    }, answers[2]
+    assert "result" in answers[1] and "result" in answers[3], answers

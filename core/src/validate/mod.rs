@@ -370,6 +370,19 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
     parsed.map_err(|e| body_error(format!("is not valid JSON: {e}")))
 }
 
+/// The violation of a JSON text that gives a key twice in one object, at any depth, as
+/// [`parse_body`] reports it; `None` when no key is repeated, or when the text is not
+/// JSON at all (its reader reports that). For a transport whose library parses its
+/// messages itself and keeps a repeated key's last value (MCP's JSON-RPC), so that
+/// what a body may not say, a message may not say either.
+pub fn repeated_key(text: &str) -> Option<Error> {
+    match json::from_str(text.strip_prefix(BOM).unwrap_or(text)) {
+        // Only a repeated key is a data error: the reader accepts every JSON value.
+        Err(e) if e.is_data() => Some(body_error(format!("is not valid JSON: {e}"))),
+        _ => None,
+    }
+}
+
 /// The body as text: within the size limit, UTF-8, without a leading byte order mark.
 fn body_text<'a>(bytes: &'a [u8], options: &Options) -> Result<&'a str> {
     if bytes.len() > limits::BODY_MAX_BYTES && !options.unlimited {

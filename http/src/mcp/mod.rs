@@ -35,6 +35,8 @@ use axum::response::{IntoResponse, Response};
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::sync::mpsc::UnboundedSender;
 
 use crate::api::error::{ApiError, Code};
 use crate::api::{Caller, MAX_BODY_BYTES};
@@ -69,6 +71,7 @@ pub fn router(state: AppState, rest: Router) -> Router {
     );
     Router::new()
         .route_service("/mcp", service)
+        .route_layer(middleware::from_fn(keys_once))
         .route_layer(middleware::from_fn_with_state(state, authenticate))
         .route_layer(middleware::from_fn(envelope))
 }
@@ -130,6 +133,33 @@ async fn envelope(request: Request, next: Next) -> Response {
         }
     }
     rewritten
+}
+
+/// 400 `VALIDATION_ERROR`, as for a REST body, when a message gives a key twice in one
+/// object: the SDK's reader would keep the last value, so `"deployment_id": "a",
+/// "deployment_id": "b"` in a tool's arguments would reach the REST call as `b`
+/// alone. Runs after [`authenticate`]: no body is read for a caller without a key.
+async fn keys_once(request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await else {
+        return ApiError::new(
+            Code::ValidationError,
+            format!("body: an MCP message is at most {MAX_MESSAGE_BYTES} bytes"),
+        )
+        .into_response();
+    };
+    // Text that is not UTF-8 or not JSON is the SDK's to refuse, as before.
+    if let Some(repeated) = std::str::from_utf8(&bytes)
+        .ok()
+        .and_then(undertone_core::validate::repeated_key)
+    {
+        return ApiError::from(repeated).into_response();
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
 }
 
 /// 401 with the error envelope unless the request carries a valid key; then each
@@ -209,13 +239,102 @@ pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError
         "serving MCP on stdio"
     );
     let handler = Undertone::remote(Arc::new(remote), scope);
+    // The SDK reads and writes through pipes: a message that gives a key twice is
+    // answered here and never reaches it, and both its answers and those go out
+    // through one writer, a whole line at a time.
+    let (to_sdk, sdk_input) = tokio::io::duplex(1 << 16);
+    let (sdk_output, from_sdk) = tokio::io::duplex(1 << 16);
+    let (lines, mut outgoing) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let reader = tokio::spawn(forward_stdin(to_sdk, lines.clone()));
+    tokio::spawn(forward_lines(from_sdk, lines));
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = outgoing.recv().await {
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
     let running = handler
-        .serve(rmcp::transport::stdio())
+        .serve((sdk_input, sdk_output))
         .await
         .map_err(|e| StdioError::Transport(e.to_string()))?;
     running
         .waiting()
         .await
         .map_err(|e| StdioError::Transport(e.to_string()))?;
+    // Standard input may still be open if the SDK stopped on its own; every answer
+    // is written before returning.
+    reader.abort();
+    let _ = writer.await;
     Ok(())
+}
+
+/// Passes each line of standard input to the SDK, except a message that gives a key
+/// twice in one object: that one is answered with a JSON-RPC error (`-32600`, the
+/// body's message) on `replies`, as `/mcp` answers it with 400. Standard input's end
+/// closes the SDK's input.
+async fn forward_stdin(mut to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8>>) {
+    let mut stdin = BufReader::new(tokio::io::stdin());
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match stdin.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let repeated = std::str::from_utf8(&line)
+            .ok()
+            .and_then(|text| undertone_core::validate::repeated_key(text).map(|e| (text, e)));
+        match repeated {
+            Some((text, error)) => {
+                if let Some(reply) = refusal(text, &error) {
+                    let _ = replies.send(reply);
+                }
+            }
+            None => {
+                if to_sdk.write_all(&line).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The JSON-RPC error answering the request `text` for `error`; `None` for a
+/// notification (no `id`), which is never answered.
+fn refusal(text: &str, error: &undertone_core::Error) -> Option<Vec<u8>> {
+    // Read leniently, for its id only.
+    let message: serde_json::Value = serde_json::from_str(text).ok()?;
+    let id = message.get("id").filter(|id| !id.is_null())?;
+    let what = error
+        .violations()
+        .iter()
+        .map(|v| format!("{}: {}", v.path, v.message))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut reply = serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32600, "message": what},
+    }))
+    .ok()?;
+    reply.push(b'\n');
+    Some(reply)
+}
+
+/// Sends each whole line the SDK writes to `lines`, until it closes its output.
+async fn forward_lines(from_sdk: DuplexStream, lines: UnboundedSender<Vec<u8>>) {
+    let mut reader = BufReader::new(from_sdk);
+    loop {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if lines.send(line).is_err() {
+                    return;
+                }
+            }
+        }
+    }
 }

@@ -62,6 +62,35 @@ fn a_key_given_twice_is_refused_and_named() {
 }
 
 #[test]
+fn a_repeated_key_is_found_as_a_body_reports_it_and_nothing_else_is() {
+    // What a transport that parses its own messages (MCP) checks before it reads one.
+    let message = r#"{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params":
+{"name": "ingest_conversation", "arguments": {"deployment_id": "bot", "deployment_id": "evil"}}}"#;
+    let error = validate::repeated_key(message).expect("found");
+    assert_eq!(
+        error.violations()[0].message,
+        "is not valid JSON: the key \"deployment_id\" is given twice in one object at line 2 column 85"
+    );
+    assert_eq!(error.violations()[0].path, "body");
+    assert_eq!(
+        error.violations()[0].message,
+        body_error(message.as_bytes()),
+        "the body's own words"
+    );
+    // Not JSON, or JSON without a repeated key, is not this check's to report.
+    for text in [
+        "{",
+        "",
+        "[1, 2",
+        r#"{"a": {"b": 1}, "b": 1}"#,
+        "\u{feff}{\"a\": 1}",
+    ] {
+        assert!(validate::repeated_key(text).is_none(), "{text:?}");
+    }
+    assert!(validate::repeated_key("\u{feff}{\"a\": 1, \"a\": 2}").is_some());
+}
+
+#[test]
 fn a_stored_request_with_a_key_given_twice_is_still_read_as_before() {
     // Acknowledged before repeated keys were refused: the last value, as then.
     let body = br#"{"deployment_id": "acme-bot", "events": [{"actor_id": "cust-1",

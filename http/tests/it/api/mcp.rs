@@ -86,6 +86,51 @@ async fn the_mcp_endpoint_needs_a_key_and_answers_401_with_the_envelope() {
 }
 
 #[tokio::test]
+async fn a_message_that_gives_a_key_twice_is_refused_as_a_rest_body_is() {
+    let svc = Service::new().await;
+    // The SDK's reader would keep the last value: the session would be filed under
+    // "evil" with nobody told.
+    let events = refund()["events"].to_string();
+    let body = format!(
+        r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name":
+"ingest_conversation", "arguments": {{"deployment_id": "bot", "deployment_id": "evil", "events": {events}}}}}}}"#
+    );
+    let request = |body: String| {
+        Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", PROTOCOL)
+            .header(header::HOST, "undertone.test")
+            .header(header::AUTHORIZATION, format!("Bearer {}", svc.key))
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let reply = svc.send(request(body.clone())).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], "VALIDATION_ERROR");
+    assert_eq!(error["details"][0]["path"], "body");
+    assert_eq!(
+        error["details"][0]["message"],
+        "is not valid JSON: the key \"deployment_id\" is given twice in one object at line 2 column 76"
+    );
+    assert_eq!(svc.queue_depth().await, 0, "nothing was queued");
+    // The same message with the key once goes through.
+    let reply = svc
+        .send(request(body.replacen(
+            r#""deployment_id": "evil", "#,
+            "",
+            1,
+        )))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+    assert_eq!(reply.json()["result"]["isError"], false, "{reply:?}");
+    assert_eq!(svc.queue_depth().await, 1);
+}
+
+#[tokio::test]
 async fn a_read_only_key_lists_and_calls_only_read_tools() {
     let svc = Service::new().await;
     let (_, ro) = svc.issue("org-a", Scope::ReadOnly, Plan::default()).await;
