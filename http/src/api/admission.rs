@@ -58,10 +58,17 @@ pub async fn admit(State(state): State<AppState>, request: Request, next: Next) 
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
-        if declared.is_some_and(|n| n > super::MAX_BODY_BYTES) {
-            return super::body::too_large().into_response();
+        // An MCP message may be larger than a REST body: it can escape every non-ASCII
+        // character of one.
+        let limit = if request.uri().path() == "/mcp" {
+            super::MAX_MCP_MESSAGE_BYTES
+        } else {
+            super::MAX_BODY_BYTES
+        };
+        if let Some(n) = declared.filter(|n| *n > limit) {
+            return super::body::too_large(Some(n), limit).into_response();
         }
-        let declared = declared.unwrap_or(super::MAX_BODY_BYTES);
+        let declared = declared.unwrap_or(limit);
         // A body larger than the whole budget reserves all of it, so it can still run
         // when nothing else is being read.
         let kib = declared.div_ceil(1024).clamp(1, a.max_body_kib);

@@ -79,7 +79,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         }
         let bytes = Bytes::from_request(request, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                too_large()
+                too_large(None, MAX_BODY_BYTES)
             } else {
                 ApiError::new(
                     Code::ValidationError,
@@ -117,16 +117,23 @@ fn invalid(path: &str, e: &serde_json::Error) -> ApiError {
     ]))
 }
 
-/// The error of a body over the largest allowed (DESIGN.md §2: 400, not 413), whether
-/// it declared its length or was cut off while read.
-pub(super) fn too_large() -> ApiError {
-    ApiError::new(
-        Code::ValidationError,
-        format!(
-            "body: the request body is larger than {} MiB",
-            MAX_BODY_BYTES / (1024 * 1024)
-        ),
-    )
+/// The error of a body over `limit` bytes (DESIGN.md §2: 400, not 413), in the words
+/// core uses for an input file over the limit: the size the body declared in
+/// `Content-Length`, or, when it declared none and did not stop at the limit, that
+/// it is over it. One violation at `body`, as every body error has.
+pub(crate) fn too_large(declared: Option<usize>, limit: usize) -> ApiError {
+    let size = match declared {
+        Some(n) => format!("is {n} bytes"),
+        None => format!("is more than {limit} bytes"),
+    };
+    let mib = if limit.is_multiple_of(1024 * 1024) {
+        format!(" ({} MiB)", limit / (1024 * 1024))
+    } else {
+        String::new()
+    };
+    ApiError::from(undertone_core::Error::Validation(vec![
+        undertone_core::Violation::new("body", format!("{size}; the limit is {limit} bytes{mib}")),
+    ]))
 }
 
 /// A path parameter; one that cannot be read (e.g. invalid percent-encoding) names no

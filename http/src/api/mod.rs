@@ -37,10 +37,17 @@ pub(crate) use admission::admit;
 pub use auth::Caller;
 pub use auth::Precharged;
 pub(crate) use auth::{charge, identify, set_quota};
+pub(crate) use body::too_large;
 use error::{ApiError, Code};
 
 /// Largest request body accepted (DESIGN.md §2).
 pub const MAX_BODY_BYTES: usize = undertone_core::schema::limits::BODY_MAX_BYTES;
+
+/// Largest MCP message (`/mcp`): a largest REST body written with every non-ASCII
+/// character escaped (`\uXXXX` makes CJK text twice and emoji three times as long),
+/// plus room for the JSON-RPC envelope. The REST call it makes is held to the REST
+/// limit.
+pub const MAX_MCP_MESSAGE_BYTES: usize = 3 * MAX_BODY_BYTES + 64 * 1024;
 
 /// The REST API.
 pub fn rest(state: AppState) -> Router {

@@ -39,17 +39,12 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::api::error::{ApiError, Code};
-use crate::api::{Caller, MAX_BODY_BYTES};
+use crate::api::{Caller, MAX_MCP_MESSAGE_BYTES as MAX_MESSAGE_BYTES};
 use crate::keys::Scope;
 use crate::limits;
 use crate::state::AppState;
 pub use backend::{Backend, InProcess, Remote, Reply};
 pub use server::Undertone;
-
-/// Largest MCP message: a largest REST body written with every non-ASCII character
-/// escaped (`\uXXXX` makes CJK text twice and emoji three times as long), plus room
-/// for the JSON-RPC envelope. The REST call it makes is held to the REST limit.
-const MAX_MESSAGE_BYTES: usize = 3 * MAX_BODY_BYTES + 64 * 1024;
 
 /// `/mcp`: the streamable-HTTP MCP endpoint; tool calls go through `rest`.
 pub fn router(state: AppState, rest: Router) -> Router {
@@ -105,13 +100,7 @@ async fn envelope(request: Request, next: Next) -> Response {
             )
         }
         StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::new(Code::UnsupportedMediaType, text),
-        StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
-            Code::ValidationError,
-            format!(
-                "body: an MCP message is at most {} bytes",
-                MAX_MESSAGE_BYTES
-            ),
-        ),
+        StatusCode::PAYLOAD_TOO_LARGE => crate::api::too_large(None, MAX_MESSAGE_BYTES),
         StatusCode::METHOD_NOT_ALLOWED => ApiError::new(
             Code::MethodNotAllowed,
             "/mcp answers POST: one JSON-RPC message per request (MCP streamable HTTP, \
@@ -145,11 +134,7 @@ async fn keys_once(request: Request, next: Next) -> Response {
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await else {
-        return ApiError::new(
-            Code::ValidationError,
-            format!("body: an MCP message is at most {MAX_MESSAGE_BYTES} bytes"),
-        )
-        .into_response();
+        return crate::api::too_large(None, MAX_MESSAGE_BYTES).into_response();
     };
     // Text that is not UTF-8 or not JSON is the SDK's to refuse, as before.
     if let Some(repeated) = std::str::from_utf8(&bytes)

@@ -123,13 +123,14 @@ pub fn score_locally(args: &JsonObject) -> Result<Value, ToolError> {
     let body = Value::Object(body);
     let size = serde_json::to_vec(&body).map_or(usize::MAX, |b| b.len());
     if size > crate::api::MAX_BODY_BYTES {
-        return Err(ToolError::new(
-            Code::ValidationError,
+        let e = undertone_core::Error::Validation(vec![undertone_core::Violation::new(
+            "body",
             format!(
-                "body: the request body is larger than {} MiB",
-                crate::api::MAX_BODY_BYTES / (1024 * 1024)
+                "is {size} bytes; the limit is {} bytes (16 MiB)",
+                crate::api::MAX_BODY_BYTES
             ),
-        ));
+        )]);
+        return Err(ToolError(e.to_envelope()["error"].clone()));
     }
     let options = undertone_core::validate::Options {
         allow_private_webhooks: false,

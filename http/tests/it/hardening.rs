@@ -96,7 +96,9 @@ fn a_declared_body_over_16_mib_is_refused_at_once_and_takes_no_budget() {
     let answer = read_all(&mut huge);
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(
-        answer.contains("body: the request body is larger than 16 MiB"),
+        answer.contains(
+            r#""message":"body: is 107374182400 bytes; the limit is 16777216 bytes (16 MiB)""#
+        ),
         "{answer}"
     );
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -113,6 +115,43 @@ fn a_declared_body_over_16_mib_is_refused_at_once_and_takes_no_budget() {
     .expect("example");
     let ok = request(server.addr, "POST", "/api/v1/ingest", &key, Some(&body));
     assert_eq!(ok.status, 202, "{}", ok.text());
+    server.assert_no_panic();
+}
+
+#[test]
+fn an_mcp_message_may_be_larger_than_a_rest_body_up_to_its_own_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &[]);
+    let head = |length: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: {length}\r\nConnection: close\r\n\r\n",
+            server.addr
+        )
+    };
+    // Over the MCP limit (3 × 16 MiB + 64 KiB): refused at once, in the body's words.
+    let mut over = send_head(&server, &head(50_397_185));
+    let answer = read_all(&mut over);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains(r#""message":"body: is 50397185 bytes; the limit is 50397184 bytes""#),
+        "{answer}"
+    );
+    // 20 MiB declared is within it: the server waits for the body instead (it is never
+    // sent, so the read times out or the connection is dropped; not a 400 about size).
+    let mut within = send_head(&server, &head(20 << 20));
+    within
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut first = [0u8; 64];
+    let read = Read::read(&mut within, &mut first);
+    assert!(
+        matches!(read, Err(ref e) if e.kind() == std::io::ErrorKind::WouldBlock
+            || e.kind() == std::io::ErrorKind::TimedOut),
+        "answered before the body came: {read:?} {:?}",
+        String::from_utf8_lossy(&first)
+    );
     server.assert_no_panic();
 }
 

@@ -333,7 +333,9 @@ async fn score_conversation_is_held_to_the_rest_body_limit() {
     assert_eq!(
         body,
         json!({"error": {"code": "VALIDATION_ERROR",
-            "message": "body: the request body is larger than 16 MiB"}})
+            "message": "body: is 18056439 bytes; the limit is 16777216 bytes (16 MiB)",
+            "details": [{"path": "body",
+                "message": "is 18056439 bytes; the limit is 16777216 bytes (16 MiB)"}]}})
     );
 }
 
