@@ -95,6 +95,22 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 /// with one violation where it went wrong (`after`: ``missing field `to` ``), `body`
 /// when that is the body as a whole, as core's validator reports.
 pub(super) fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // Serde would also read a struct from an array of its fields in order
+    // (`["https://…", ["intelligence.ready"]]`), and name the Rust type when that
+    // fails; the body is an object, as the OpenAPI document says.
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && !value.is_object()
+    {
+        return Err(ApiError::from(undertone_core::Error::Validation(vec![
+            undertone_core::Violation::new(
+                "body",
+                format!(
+                    "must be a JSON object, got {}",
+                    undertone_core::validate::type_name(&value)
+                ),
+            ),
+        ])));
+    }
     let mut reader = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
         let path = e.path().to_string();

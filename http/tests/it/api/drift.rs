@@ -296,7 +296,7 @@ async fn a_date_range_drift_refuses_bad_ranges_before_queueing() {
         (
             json!("last week"),
             "body",
-            "invalid type: string \"last week\", expected struct HistoryDriftBody",
+            "must be a JSON object, got string",
         ),
     ];
     for (body, path, message) in shapeless {

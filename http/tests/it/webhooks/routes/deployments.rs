@@ -119,7 +119,14 @@ async fn deploy_bodies_are_checked() {
             json!({"release": "r1", "model": "x"}),
             "model: unknown field `model`",
         ),
-        (json!(["r1"]), "body:"),
+        // Serde would read a struct from an array of its fields in order.
+        (json!(["r1"]), "body: must be a JSON object, got array"),
+        (
+            json!(["v3", "desc", "2026-11-21T09:00:00Z"]),
+            "body: must be a JSON object, got array",
+        ),
+        (json!("r1"), "body: must be a JSON object, got string"),
+        (json!(null), "body: must be a JSON object, got null"),
     ] {
         let reply = svc.post(path, Some(&body)).await;
         let message = assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");

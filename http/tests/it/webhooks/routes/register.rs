@@ -206,7 +206,14 @@ async fn event_kind_lists_and_bodies_are_validated() {
             json!({"url": url, "events": ["uhr_generated"], "active": true}),
             Err("active: unknown field `active`"),
         ),
-        (json!([url]), Err("")),
+        // Serde would read a struct from an array of its fields in order, and name
+        // the Rust type when it cannot.
+        (json!([url]), Ok("body: must be a JSON object, got array")),
+        (
+            json!([url, ["uhr_generated"]]),
+            Ok("body: must be a JSON object, got array"),
+        ),
+        (json!([]), Ok("body: must be a JSON object, got array")),
     ];
     for (body, message) in cases {
         let reply = create(&svc, &body).await;
