@@ -491,9 +491,13 @@ pub(crate) fn parse_timestamp(s: &str) -> Result<DateTime<Utc>, TimestampError> 
             let t = t.with_timezone(&Utc);
             // chrono accepts :60 at any minute; a leap second only exists at 23:59:60 UTC.
             let bad_leap = t.nanosecond() >= 1_000_000_000 && (t.hour(), t.minute()) != (23, 59);
+            // The leap second that would end year 9999 is the first second of 10000
+            // on the timeline every sum and comparison of times uses.
+            let after_9999 =
+                t.nanosecond() >= 1_000_000_000 && t.year() == 9999 && t.ordinal() == 365;
             if bad_leap {
                 Err(TimestampError::NotReal(quote(s)))
-            } else if !(0..=9999).contains(&t.year()) {
+            } else if after_9999 || !(0..=9999).contains(&t.year()) {
                 Err(TimestampError::OutOfRange(quote(s)))
             } else {
                 Ok(t)

@@ -634,6 +634,27 @@ fn timestamps_must_stay_within_years_0000_to_9999_in_utc() {
             "\"9999-12-31T23:59:59-01:00\" falls outside the years 0000 to 9999 in UTC"
         )
     );
+    // A leap second ending year 9999 would be read as the first second of 10000.
+    for text in [
+        "9999-12-31T23:59:60Z",
+        "9999-12-31T23:59:60.5Z",
+        "9999-12-31T22:59:60-01:00",
+    ] {
+        assert_eq!(
+            violations(&with_event_field("timestamp", Some(json!(text)))),
+            one(
+                "events[0].timestamp",
+                &format!("\"{text}\" falls outside the years 0000 to 9999 in UTC")
+            ),
+        );
+    }
+    for text in ["9999-12-31T23:59:59.999999999Z", "9998-12-31T23:59:60Z"] {
+        let request = validate::ingest_request(
+            &with_event_field("timestamp", Some(json!(text))),
+            &Options::default(),
+        );
+        assert!(request.is_ok(), "{text}: {request:?}");
+    }
 }
 
 #[test]
