@@ -412,6 +412,10 @@ pub fn drift_period(
     fallback: &str,
     deployment_id: DeploymentId<'_>,
 ) -> Result<(String, Period)> {
+    // A label given is an identifier, as in a drift request (`before.label`).
+    if let Some(label) = label {
+        validate::identifier(label, &format!("{fallback}.label"))?;
+    }
     let request = load_request(source, deployment_id, &LOCAL)?;
     let label = label.map_or_else(|| source.label(fallback), str::to_owned);
     Ok((

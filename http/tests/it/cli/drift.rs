@@ -89,3 +89,31 @@ fn an_empty_question_is_rejected() {
     assert!(out.stderr.contains("question"), "{out:?}");
     assert_eq!(out.stdout, "");
 }
+
+#[test]
+fn a_label_given_is_checked_as_an_identifier_like_in_a_drift_request() {
+    let long = "l".repeat(257);
+    for (flag, label, message) in [
+        ("--before-label", "", "before.label: must not be empty"),
+        (
+            "--after-label",
+            "a\tb",
+            "after.label: must not contain control characters",
+        ),
+        (
+            "--before-label",
+            long.as_str(),
+            "before.label: must be at most 256 characters, got 257",
+        ),
+    ] {
+        let out = drift(&[flag, label]);
+        assert_eq!(out.code, Some(2), "{label:?}: {out:?}");
+        assert!(out.stderr.contains(message), "{label:?}: {}", out.stderr);
+        assert_eq!(out.stdout, "");
+    }
+    // A good label names its period.
+    let out = drift(&["--before-label", "v1 (June)"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["before"]["label"], "v1 (June)");
+}
