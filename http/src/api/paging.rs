@@ -20,7 +20,9 @@ pub struct PageQuery {
 
 impl PageQuery {
     /// The page size and the cursor, checked: the cursor must be an id (a UUID) of
-    /// `what` (e.g. `a session id`).
+    /// `what` (e.g. `a session id`). It is read in any spelling of a UUID (upper
+    /// case, without hyphens, braced, `urn:uuid:`), as a path id is, and given back
+    /// in the one the ids are stored in.
     pub fn checked(self, what: &str) -> Result<(u32, Option<String>), ApiError> {
         let limit = self.limit.unwrap_or(PAGE_DEFAULT);
         if !(1..=PAGE_MAX).contains(&limit) {
@@ -29,15 +31,17 @@ impl PageQuery {
                 format!("limit: must be from 1 to {PAGE_MAX}, got {limit}"),
             ));
         }
-        if let Some(c) = &self.cursor
-            && uuid::Uuid::parse_str(c).is_err()
-        {
-            return Err(ApiError::new(
-                Code::ValidationError,
-                format!("cursor: must be the `next_cursor` of a previous page ({what})"),
-            ));
-        }
-        Ok((limit, self.cursor))
+        let cursor = match self.cursor.as_deref().map(uuid::Uuid::parse_str) {
+            None => None,
+            Some(Ok(id)) => Some(id.hyphenated().to_string()),
+            Some(Err(_)) => {
+                return Err(ApiError::new(
+                    Code::ValidationError,
+                    format!("cursor: must be the `next_cursor` of a previous page ({what})"),
+                ));
+            }
+        };
+        Ok((limit, cursor))
     }
 }
 

@@ -46,6 +46,21 @@ async fn sessions_are_listed_newest_first_a_page_at_a_time_per_organisation() {
         "the first ingest was scored"
     );
     assert_eq!(oldest["next_cursor"], Value::Null);
+    // The cursor in another spelling of the same UUID reads as the same cursor, as a
+    // session id in a path does (before, it matched nothing: an empty last page).
+    let id = uuid::Uuid::parse_str(&made[1]).unwrap();
+    for spelling in [
+        made[1].to_uppercase(),
+        id.simple().to_string(),
+        format!("{{{}}}", made[1]),
+        id.urn().to_string(),
+    ] {
+        let again = svc
+            .get(&format!("/api/v1/sessions?limit=2&cursor={spelling}"))
+            .await
+            .json();
+        assert_eq!(ids(&again), vec![made[0].clone()], "{spelling}");
+    }
     assert_eq!(ids(&svc.get("/api/v1/sessions").await.json()).len(), 3);
 
     let (_, stranger) = svc.issue("org-b", Scope::ReadOnly, Plan::default()).await;
