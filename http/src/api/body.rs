@@ -204,6 +204,21 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
     }
 }
 
+/// A whole-number query parameter (`?limit=`, `?days=`), read as text so that a value
+/// that is not one is quoted back, and a negative one reaches the range check that
+/// says what is allowed.
+pub(super) fn whole_number<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<i64>, D::Error> {
+    let Some(text) = <Option<String> as serde::Deserialize>::deserialize(d)? else {
+        return Ok(None);
+    };
+    text.trim()
+        .parse()
+        .map(Some)
+        .map_err(|_| serde::de::Error::custom(format!("must be a whole number, got {:?}", text)))
+}
+
 /// A time field of a request body, RFC 3339 with an offset, in UTC; the error names
 /// `path`.
 pub(super) fn time_field(path: &str, text: &str) -> Result<DateTime<Utc>, ApiError> {

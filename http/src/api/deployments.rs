@@ -402,7 +402,8 @@ pub(super) async fn list_deployments(
 /// `?days=` of `GET /deployments/{id}/history`.
 #[derive(Debug, Deserialize)]
 pub struct DaysQuery {
-    days: Option<u32>,
+    #[serde(default, deserialize_with = "super::body::whole_number")]
+    days: Option<i64>,
 }
 
 /// Days of history by default, and at most.
@@ -457,13 +458,16 @@ pub(super) async fn history(
     QueryParams(query): QueryParams<DaysQuery>,
 ) -> Result<Json<HistoryView>, ApiError> {
     check_deployment(&deployment_id)?;
-    let days = query.days.unwrap_or(DAYS_DEFAULT);
-    if !(1..=DAYS_MAX).contains(&days) {
+    let given = query.days.unwrap_or(i64::from(DAYS_DEFAULT));
+    let Some(days) = u32::try_from(given)
+        .ok()
+        .filter(|n| (1..=DAYS_MAX).contains(n))
+    else {
         return Err(ApiError::new(
             Code::ValidationError,
-            format!("days: must be from 1 to {DAYS_MAX}, got {days}"),
+            format!("days: must be from 1 to {DAYS_MAX}, got {given}"),
         ));
-    }
+    };
     let to = state.clock.now();
     let from = to - Duration::days(i64::from(days));
     let org = &caller.key.org_id;

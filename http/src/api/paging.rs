@@ -14,7 +14,8 @@ pub const PAGE_MAX: u32 = 100;
 /// `?limit=` and `?cursor=` as given.
 #[derive(Debug, Deserialize)]
 pub struct PageQuery {
-    limit: Option<u32>,
+    #[serde(default, deserialize_with = "super::body::whole_number")]
+    limit: Option<i64>,
     cursor: Option<String>,
 }
 
@@ -24,13 +25,16 @@ impl PageQuery {
     /// case, without hyphens, braced, `urn:uuid:`), as a path id is, and given back
     /// in the one the ids are stored in.
     pub fn checked(self, what: &str) -> Result<(u32, Option<String>), ApiError> {
-        let limit = self.limit.unwrap_or(PAGE_DEFAULT);
-        if !(1..=PAGE_MAX).contains(&limit) {
+        let given = self.limit.unwrap_or(i64::from(PAGE_DEFAULT));
+        let Some(limit) = u32::try_from(given)
+            .ok()
+            .filter(|n| (1..=PAGE_MAX).contains(n))
+        else {
             return Err(ApiError::new(
                 Code::ValidationError,
-                format!("limit: must be from 1 to {PAGE_MAX}, got {limit}"),
+                format!("limit: must be from 1 to {PAGE_MAX}, got {given}"),
             ));
-        }
+        };
         let cursor = match self.cursor.as_deref().map(uuid::Uuid::parse_str) {
             None => None,
             Some(Ok(id)) => Some(id.hyphenated().to_string()),

@@ -86,6 +86,11 @@ async fn a_bad_page_is_a_validation_error() {
     for (query, message) in [
         ("limit=0", "limit: must be from 1 to 100, got 0"),
         ("limit=101", "limit: must be from 1 to 100, got 101"),
+        ("limit=-1", "limit: must be from 1 to 100, got -1"),
+        (
+            "limit=1.5",
+            "query: limit: must be a whole number, got \"1.5\"",
+        ),
         (
             "cursor=yesterday",
             "cursor: must be the `next_cursor` of a previous page (a session id)",
@@ -132,4 +137,29 @@ async fn a_transcript_is_the_request_as_core_assembles_it_for_its_org_only() {
         "NOT_FOUND",
         "session not found",
     );
+}
+
+#[tokio::test]
+async fn a_bad_history_span_is_a_validation_error() {
+    let svc = Service::new().await;
+    for (query, message) in [
+        ("days=0", "days: must be from 1 to 366, got 0"),
+        ("days=367", "days: must be from 1 to 366, got 367"),
+        ("days=-1", "days: must be from 1 to 366, got -1"),
+        (
+            "days=week",
+            "query: days: must be a whole number, got \"week\"",
+        ),
+    ] {
+        let r = svc
+            .get(&format!(
+                "/api/v1/deployments/acme-support-bot/history?{query}"
+            ))
+            .await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
+    }
+    let r = svc
+        .get("/api/v1/deployments/acme-support-bot/history?days=366")
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{r:?}");
 }

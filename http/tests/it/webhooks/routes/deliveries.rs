@@ -134,8 +134,19 @@ async fn bad_paging_parameters_are_400() {
     for (query, message) in [
         ("?limit=0", Some("limit: must be from 1 to 100, got 0")),
         ("?limit=101", Some("limit: must be from 1 to 100, got 101")),
-        ("?limit=-1", None),
-        ("?limit=two", None),
+        ("?limit=-1", Some("limit: must be from 1 to 100, got -1")),
+        (
+            "?limit=two",
+            Some("query: limit: must be a whole number, got \"two\""),
+        ),
+        (
+            "?limit=99999999999999999999",
+            Some("query: limit: must be a whole number, got \"99999999999999999999\""),
+        ),
+        (
+            "?limit=5000000000",
+            Some("limit: must be from 1 to 100, got 5000000000"),
+        ),
         ("?cursor=%21%21%21", Some(BAD_CURSOR)),
         ("?cursor=", Some(BAD_CURSOR)),
         (not_uuid.as_str(), Some(BAD_CURSOR)),
