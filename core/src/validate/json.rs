@@ -23,6 +23,23 @@ pub(super) fn from_str(text: &str) -> serde_json::Result<Value> {
     Ok(value)
 }
 
+/// Why `text` is not JSON as the contract reads it, after `is not valid JSON` or
+/// `is`: serde_json's message, except that its recursion limit (128 arrays and
+/// objects inside each other) is said in words a caller can act on.
+pub(super) fn why_not(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    match message.strip_prefix("recursion limit exceeded") {
+        Some(at) => format!(
+            "is nested too deeply: more than {NESTING_LIMIT} arrays and objects inside each \
+             other{at} (metadata may nest at most 8 levels)"
+        ),
+        None => format!("is not valid JSON: {message}"),
+    }
+}
+
+/// How deep serde_json reads arrays and objects inside each other.
+const NESTING_LIMIT: usize = 128;
+
 /// The error of a key given twice in one object.
 pub(super) fn repeated<E: de::Error>(key: &str) -> E {
     E::custom(format_args!("the key {key:?} is given twice in one object"))

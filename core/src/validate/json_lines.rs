@@ -148,7 +148,7 @@ impl Iterator for JsonLines<'_> {
             Err(e) => {
                 self.bad_lines.push(Violation::new(
                     format!("events[{index}]"),
-                    format!("line {} is not valid JSON: {e}", line_no + 1),
+                    format!("line {} {}", line_no + 1, json::why_not(&e)),
                 ));
                 Some(Line::Other(Value::Null))
             }

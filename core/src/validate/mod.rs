@@ -367,7 +367,7 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
     } else {
         json::from_str(text)
     };
-    parsed.map_err(|e| body_error(format!("is not valid JSON: {e}")))
+    parsed.map_err(|e| body_error(json::why_not(&e)))
 }
 
 /// The violation of a JSON text that gives a key twice in one object, at any depth, as

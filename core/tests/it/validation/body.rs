@@ -100,3 +100,26 @@ fn a_stored_request_with_a_key_given_twice_is_still_read_as_before() {
     assert_eq!(request.events[0].content, "Still waiting.");
     assert!(validate::ingest_request_bytes(body, &Options::default()).is_err());
 }
+
+#[test]
+fn json_nested_past_the_readers_limit_is_said_in_words() {
+    // 129 arrays inside each other: past serde_json's limit of 128, before any rule of
+    // the contract (metadata: at most 8 levels) can be checked.
+    let deep = format!(
+        r#"{{"deployment_id": "a", "events": [{{"metadata": {{"x": {}{}}}}}]}}"#,
+        "[".repeat(129),
+        "]".repeat(129)
+    );
+    assert_eq!(
+        body_error(deep.as_bytes()),
+        "is nested too deeply: more than 128 arrays and objects inside each other \
+         at line 1 column 177 (metadata may nest at most 8 levels)"
+    );
+    // At the limit it is JSON, and the contract's own rule answers.
+    let at_limit = format!(
+        r#"{{"deployment_id": "a", "events": [{{"metadata": {{"x": {}{}}}}}]}}"#,
+        "[".repeat(120),
+        "]".repeat(120)
+    );
+    assert!(validate::parse_body(at_limit.as_bytes()).is_ok());
+}
