@@ -42,6 +42,9 @@ pub fn findings(
         .collect();
     let n = scored.len();
     let turns: usize = scored.iter().map(|c| c.turns.len()).sum();
+    if turns == 0 {
+        return nothing_scored(deployment_id, conversations.len());
+    }
     let resolved = scored.iter().filter(|c| c.resolved).count();
     let abandoned = scored.iter().filter(|c| c.abandoned).count();
     let broken = |d: Dimension| {
@@ -210,6 +213,34 @@ pub fn findings(
         key_finding,
         falsifiable,
         prediction,
+    }
+}
+
+/// The findings of a request in which no event reads as a person's turn: nothing was
+/// scored, so they say so and how turns are told apart, instead of calling the default
+/// scores healthy and the deployment a baseline.
+fn nothing_scored(deployment_id: &str, conversations: usize) -> Findings {
+    let all = plural(conversations, "conversation", "conversations");
+    let recommendation = format!(
+        "Check how the events tell people from the AI: an event is an AI turn when its \
+         metadata.role (or metadata.speaker) is assistant, ai, bot, agent_ai, model, system \
+         or tool, or else when its actor_id is the deployment id ({deployment_id}) or starts \
+         with ai:, bot: or assistant; send the people's turns too, with their own actor_id \
+         or metadata.role user."
+    );
+    Findings {
+        plain_summary: format!(
+            "Undertone found no human turn to score in the {conversations} {all} of \
+             deployment {deployment_id}: every event reads as an AI turn. Nothing was scored; \
+             the scores are the defaults, with confidence 0."
+        ),
+        key_finding: format!(
+            "No human turn to score: the {conversations} {all} hold AI turns only."
+        ),
+        falsifiable: false,
+        prediction: None,
+        recommendation: recommendation.clone(),
+        plain_recommendations: vec![recommendation],
     }
 }
 

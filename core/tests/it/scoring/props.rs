@@ -538,3 +538,54 @@ fn many_conversations_score_identically_on_one_and_four_threads() {
     assert_eq!(a, b);
     assert!(a.contains("\"conversation_id\":\"c-299\""));
 }
+
+#[test]
+fn a_request_without_a_human_turn_says_nothing_was_scored() {
+    // Every event reads as the AI's: one by its actor id (the deployment's), one by
+    // its prefix. Nothing is scored, and the findings say so instead of calling the
+    // deployment healthy and a baseline.
+    let body = json!({"deployment_id": "acme-bot", "events": [
+        {"actor_id": "acme-bot", "content": "Hello! How can I help?", "timestamp": "2026-11-21T09:00:00Z"},
+        {"actor_id": "ai:helper", "content": "Anything else?", "timestamp": "2026-11-21T09:00:05Z"},
+    ]});
+    let (_, out) = run(&body);
+    let i = &out.intelligence;
+    assert_eq!((i.human_turn_count, i.conversation_count), (0, 2));
+    assert_eq!(
+        i.key_finding,
+        "No human turn to score: the 2 conversations hold AI turns only."
+    );
+    assert!(
+        i.plain_summary.starts_with(
+            "Undertone found no human turn to score in the 2 conversations of deployment \
+             acme-bot: every event reads as an AI turn."
+        ),
+        "{}",
+        i.plain_summary
+    );
+    assert!(
+        i.recommendation.contains("metadata.role"),
+        "{}",
+        i.recommendation
+    );
+    assert!(
+        i.recommendation.contains("(acme-bot)"),
+        "{}",
+        i.recommendation
+    );
+    assert!(!i.falsifiable);
+    assert_eq!(i.prediction, None);
+    assert_eq!(i.plain_recommendations, vec![i.recommendation.clone()]);
+    // One human turn is enough for the usual findings.
+    let mut body = body;
+    body["events"][0]["actor_id"] = json!("cust-1");
+    let (_, out) = run(&body);
+    assert_eq!(out.intelligence.human_turn_count, 1);
+    assert!(
+        out.intelligence
+            .plain_summary
+            .starts_with("Undertone scored 1 human turn in 1 conversation"),
+        "{}",
+        out.intelligence.plain_summary
+    );
+}
