@@ -152,7 +152,10 @@ impl Archetype {
 pub struct Environment {
     /// The detected archetype.
     pub archetype: Archetype,
-    /// How sure the detection is, in `[0, 1]` (see the module docs).
+    /// How sure the detection is, in `[0, 1]` (see the module docs); written with 4
+    /// decimals, as every score: its `exp` differs in the last bits between targets
+    /// (glibc against the WebAssembly build's own), and the output must not.
+    #[serde(serialize_with = "crate::score::layer_z::ser4")]
     pub confidence: f64,
     /// Hints, then the strongest terms (at most five) of the winning archetype; for a
     /// `custom` fallback, first a `fallback` item with the reason, then the evidence of
@@ -171,7 +174,9 @@ pub struct ArchetypeEvidence {
     pub detail: String,
     /// Matches of the term, or times the hint was given (0 for a fallback).
     pub count: u32,
-    /// What it added to the archetype's score (for a fallback: the best score).
+    /// What it added to the archetype's score (for a fallback: the best score); 4
+    /// decimals, as every contribution.
+    #[serde(serialize_with = "crate::score::layer_z::ser4")]
     pub contribution: f64,
 }
 

@@ -308,3 +308,33 @@ fn hedged_answer_accepted_vector_is_over_trust() {
     let c = &out.intelligence.conversations[0].layer_z.trust_calibration;
     assert_eq!(c.mode, Some(TrustMode::OverTrust), "{c:?}");
 }
+
+/// Every number of every vector's output has at most four decimals. A number written
+/// with all its digits shows the last bits of the arithmetic behind it, and those differ
+/// between targets (the WebAssembly build's `exp` against glibc's): it would break
+/// "the same bytes everywhere".
+#[test]
+fn every_number_of_an_output_has_at_most_four_decimals() {
+    fn walk(v: &Value, path: &str, long: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => m
+                .iter()
+                .for_each(|(k, v)| walk(v, &format!("{path}.{k}"), long)),
+            Value::Array(a) => a.iter().for_each(|v| walk(v, &format!("{path}[]"), long)),
+            Value::Number(n) if n.is_f64() => {
+                let x = n.as_f64().unwrap();
+                if (x * 10_000.0).round() / 10_000.0 != x {
+                    long.push(format!("{path} = {x}"));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (name, _) in VECTORS {
+        let (_, out) = run(&input(name));
+        let mut long = Vec::new();
+        walk(&serde_json::to_value(&out).unwrap(), "", &mut long);
+        long.dedup();
+        assert!(long.is_empty(), "{name}: {}", long.join("\n"));
+    }
+}
