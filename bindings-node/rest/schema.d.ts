@@ -425,7 +425,8 @@ export interface components {
             count: number;
             /**
              * Format: double
-             * @description What it added to the archetype's score (for a fallback: the best score).
+             * @description What it added to the archetype's score (for a fallback: the best score), with 4
+             *     decimals.
              */
             contribution: number;
         };
@@ -1071,7 +1072,7 @@ export interface components {
             archetype: components["schemas"]["Archetype"];
             /**
              * Format: double
-             * @description How sure the detection is, in `[0, 1]` (see the module docs).
+             * @description How sure the detection is, in `[0, 1]` (see the module docs), with 4 decimals.
              */
             confidence: number;
             /**

@@ -152,9 +152,9 @@ impl Archetype {
 pub struct Environment {
     /// The detected archetype.
     pub archetype: Archetype,
-    /// How sure the detection is, in `[0, 1]` (see the module docs); written with 4
-    /// decimals, as every score: its `exp` differs in the last bits between targets
-    /// (glibc against the WebAssembly build's own), and the output must not.
+    /// How sure the detection is, in `[0, 1]` (see the module docs), with 4 decimals.
+    // Rounded as every score is: its `exp` differs in the last bits between targets
+    // (glibc against the WebAssembly build's own), and the output must not.
     #[serde(serialize_with = "crate::score::layer_z::ser4")]
     pub confidence: f64,
     /// Hints, then the strongest terms (at most five) of the winning archetype; for a
@@ -174,8 +174,8 @@ pub struct ArchetypeEvidence {
     pub detail: String,
     /// Matches of the term, or times the hint was given (0 for a fallback).
     pub count: u32,
-    /// What it added to the archetype's score (for a fallback: the best score); 4
-    /// decimals, as every contribution.
+    /// What it added to the archetype's score (for a fallback: the best score), with 4
+    /// decimals.
     #[serde(serialize_with = "crate::score::layer_z::ser4")]
     pub contribution: f64,
 }

@@ -18,7 +18,8 @@ class ArchetypeEvidence:
         detail (str): The term as listed in the lexicon, the normalised hint, or the fallback reason
             (`insufficient_evidence`, or `near_tie:<top>,<runner-up>`).
         count (int): Matches of the term, or times the hint was given (0 for a fallback).
-        contribution (float): What it added to the archetype's score (for a fallback: the best score).
+        contribution (float): What it added to the archetype's score (for a fallback: the best score), with 4
+            decimals.
     """
 
     signal: str

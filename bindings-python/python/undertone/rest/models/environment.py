@@ -21,7 +21,7 @@ class Environment:
 
     Attributes:
         archetype (Archetype): A kind of AI deployment.
-        confidence (float): How sure the detection is, in `[0, 1]` (see the module docs).
+        confidence (float): How sure the detection is, in `[0, 1]` (see the module docs), with 4 decimals.
         evidence (list[ArchetypeEvidence]): Hints, then the strongest terms (at most five) of the winning archetype; for
             a
             `custom` fallback, first a `fallback` item with the reason, then the evidence of
