@@ -86,7 +86,7 @@ pub(super) fn runtime() -> Result<tokio::runtime::Runtime, u8> {
         .enable_all()
         .build()
         .map_err(|e| {
-            eprintln!("error: cannot start the async runtime: {e}");
+            super::warn(&format!("error: cannot start the async runtime: {e}"));
             1
         })
 }
@@ -100,7 +100,7 @@ pub fn run(args: &KeysArgs) -> u8 {
     match rt.block_on(run_async(args)) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            super::warn(&format!("error: {message}"));
             1
         }
     }
@@ -126,23 +126,25 @@ async fn run_async(args: &KeysArgs) -> Result<u8, CliError> {
             };
             let (record, key) =
                 issue(store.as_ref(), &a.name, &a.org, a.scope, plan, Utc::now()).await?;
-            println!("id:              {}", record.id);
-            println!("name:            {}", record.name);
-            println!("scope:           {}", record.scope.as_str());
-            println!("key:             {key}");
-            println!("delivery secret: {}", record.delivery_secret);
-            eprintln!("The key and the delivery secret are shown only this once.");
-            Ok(0)
+            let mut lines = Vec::new();
+            lines.push(format!("id:              {}", record.id));
+            lines.push(format!("name:            {}", record.name));
+            lines.push(format!("scope:           {}", record.scope.as_str()));
+            lines.push(format!("key:             {key}"));
+            lines.push(format!("delivery secret: {}", record.delivery_secret));
+            super::warn("The key and the delivery secret are shown only this once.");
+            Ok(super::emit(&lines.join("\n")))
         }
         KeysCommand::List(a) => {
             let store = open(&a.database).await?;
             let keys = store.list_keys().await?;
-            println!(
+            let mut lines = Vec::new();
+            lines.push(format!(
                 "{:<36}  {:<16}  {:<10}  {:<14}  {:<24}  revoked",
                 "id", "name", "scope", "key starts", "created"
-            );
+            ));
             for k in keys {
-                println!(
+                lines.push(format!(
                     "{:<36}  {:<16}  {:<10}  {:<14}  {:<24}  {}",
                     k.id,
                     k.name,
@@ -153,17 +155,16 @@ async fn run_async(args: &KeysArgs) -> Result<u8, CliError> {
                     k.revoked_at
                         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
                         .unwrap_or_else(|| "-".into())
-                );
+                ));
             }
-            Ok(0)
+            Ok(super::emit(&lines.join("\n")))
         }
         KeysCommand::Revoke(a) => {
             let store = open(&a.database).await?;
             if store.revoke_key(&a.id, Utc::now()).await? {
-                println!("revoked {}", a.id);
-                Ok(0)
+                Ok(super::emit(&format!("revoked {}", a.id)))
             } else {
-                eprintln!("error: no active key with id {}", a.id);
+                super::warn(&format!("error: no active key with id {}", a.id));
                 Ok(2)
             }
         }

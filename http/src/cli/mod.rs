@@ -109,8 +109,9 @@ pub fn main() -> ExitCode {
         Command::Webhooks(a) => return ExitCode::from(webhooks::run(a)),
         Command::Mcp(a) => return ExitCode::from(mcp::run(a)),
         Command::Openapi => {
-            print!("{}", crate::api::openapi::document());
-            return ExitCode::SUCCESS;
+            // The document ends in a newline, which `emit` writes.
+            let document = crate::api::openapi::document();
+            return ExitCode::from(emit(document.strip_suffix('\n').unwrap_or(&document)));
         }
     };
     ExitCode::from(run(args, print_conversations))
@@ -225,6 +226,12 @@ fn emit_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> u8 {
             INVALID
         }
     }
+}
+
+/// Writes one line to standard output; unlike `println!`, a closed stdout is not a
+/// panic (the server goes on serving).
+fn say(text: &str) {
+    let _ = writeln!(io::stdout().lock(), "{text}");
 }
 
 /// Writes one line to standard error; unlike `eprintln!`, a closed stderr is not a panic.

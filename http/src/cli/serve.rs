@@ -169,7 +169,7 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
     .await
     .map_err(CliError::FirstKey)?;
     if let Some((record, key)) = first {
-        println!(
+        super::say(&format!(
             "Created a read-write API key ({}). It is shown only this once; keep it:\n\n  \
              {key}\n\nIts webhook delivery secret (signs deliveries to an ingest's \
              webhook_url):\n\n  {}\n\nOpen the app at http://{addr}/app and sign in with the key, or try \
@@ -178,7 +178,7 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
              -H 'Content-Type: application/json' \\\n    \
              --data @examples/support-refund-goes-wrong.json\n",
             record.id, record.delivery_secret
-        );
+        ));
     }
     if args.allow_private_webhooks {
         tracing::warn!(
@@ -230,7 +230,7 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
         Some(at) => {
             let (listener, bound) = crate::metrics::bind(at).await?;
             let handle = crate::metrics::install().ok_or(CliError::MetricsRecorder)?;
-            println!("undertone: metrics on http://{bound}/metrics");
+            super::say(&format!("undertone: metrics on http://{bound}/metrics"));
             Some(tokio::spawn(crate::metrics::serve(
                 listener,
                 handle,
@@ -240,10 +240,10 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
         }
         None => None,
     };
-    println!(
+    super::say(&format!(
         "undertone: listening on http://{addr} ({workers} workers, database {url}); \
          the app is at http://{addr}/app"
-    );
+    ));
     tracing::info!(%addr, workers, database = %url, "listening");
     crate::transport::serve(
         listener,

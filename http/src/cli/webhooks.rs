@@ -48,7 +48,7 @@ pub fn run(args: &WebhooksArgs) -> u8 {
     match rt.block_on(run_async(args)) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("error: {message}");
+            super::warn(&format!("error: {message}"));
             1
         }
     }
@@ -60,17 +60,18 @@ async fn run_async(args: &WebhooksArgs) -> Result<u8, CliError> {
             let store = open(&a.database).await?;
             let keys = store.list_keys().await?;
             let hooks = store.list_webhooks(None).await?;
-            println!(
+            let mut lines = Vec::new();
+            lines.push(format!(
                 "{:<35}  {:<16}  {:<36}  {:<8}  {:<8}  {:<20}  url",
                 "id", "org", "key", "key is", "failures", "created"
-            );
+            ));
             for w in hooks {
                 let state = match keys.iter().find(|k| k.id == w.key_id) {
                     Some(k) if k.revoked_at.is_some() => "revoked",
                     Some(_) => "active",
                     None => "missing",
                 };
-                println!(
+                lines.push(format!(
                     "{:<35}  {:<16}  {:<36}  {:<8}  {:<8}  {:<20}  {}",
                     w.id,
                     w.org_id,
@@ -79,17 +80,16 @@ async fn run_async(args: &WebhooksArgs) -> Result<u8, CliError> {
                     w.failure_count,
                     w.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
                     shown_url(&w.url)
-                );
+                ));
             }
-            Ok(0)
+            Ok(super::emit(&lines.join("\n")))
         }
         WebhooksCommand::Delete(a) => {
             let store = open(&a.database).await?;
             if store.delete_webhook(&a.id, None, Utc::now()).await? {
-                println!("deleted {}", a.id);
-                Ok(0)
+                Ok(super::emit(&format!("deleted {}", a.id)))
             } else {
-                eprintln!("error: no active webhook with id {}", a.id);
+                super::warn(&format!("error: no active webhook with id {}", a.id));
                 Ok(2)
             }
         }

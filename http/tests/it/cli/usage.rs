@@ -38,6 +38,50 @@ fn validate_into_a_closed_pipe_exits_quietly() {
     assert_quiet_into_closed_pipe("validate", "tutor-fractions.json");
 }
 
+#[test]
+fn commands_that_print_without_input_exit_quietly_into_a_closed_pipe() {
+    // The OpenAPI document (about 100 KB, more than a pipe holds) and the key and
+    // webhook listings of a database: each used to panic on the closed pipe.
+    let dir = tempfile::tempdir().unwrap();
+    let database = format!("sqlite://{}/u.db", dir.path().display());
+    for i in 0..3 {
+        let name = format!("key-{i}");
+        let made = run(
+            &[
+                "keys",
+                "create",
+                "--database",
+                &database,
+                "--org",
+                "o",
+                "--scope",
+                "read-only",
+                "--name",
+                &name,
+            ],
+            None,
+            None,
+        );
+        assert_eq!(made.code, Some(0), "{made:?}");
+    }
+    for args in [
+        vec!["openapi"],
+        vec!["keys", "list", "--database", &database],
+        vec!["webhooks", "list", "--database", &database],
+    ] {
+        let mut child = undertone()
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("binary starts");
+        drop(child.stdout.take());
+        let out = Run::from_output(child.wait_with_output().expect("binary runs"));
+        assert_eq!(out.stderr, "", "{args:?}");
+        assert_eq!(out.code, Some(0), "{args:?}: {out:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // command line
 
