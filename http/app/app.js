@@ -6,7 +6,7 @@
 // text (render.js), never as HTML.
 "use strict";
 (function () {
-  const { el, session, number, pValue, driftChart, historyChart, DIMENSIONS } = window.Undertone;
+  const { el, session, number, count, pValue, driftChart, historyChart, DIMENSIONS } = window.Undertone;
   const KEY = "undertone.key";
   const main = document.getElementById("main");
 
@@ -102,7 +102,7 @@
     const page = await api("GET", `/sessions?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
     const rows = page.data.map((s) => el("tr", {},
       el("td", {}, el("a", { href: `#/sessions/${encodeURIComponent(s.session_id)}` }, s.session_id.slice(0, 8))),
-      el("td", {}, s.status), el("td", {}, s.deployment_id || "–"), el("td", {}, String(s.event_count)),
+      el("td", {}, s.status), el("td", { class: "id" }, el("bdi", {}, s.deployment_id || "–")), el("td", {}, String(s.event_count)),
       el("td", {}, s.environment_type || "–"), el("td", {}, s.created_at)));
     const table = el("div", { class: "table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, ["Session", "Status", "Deployment", "Events", "Archetype", "Accepted"].map((h) => el("th", { scope: "col" }, h)))),
@@ -348,7 +348,7 @@
     const at = location.hash;
     const list = await api("GET", "/deployments");
     const rows = list.data.map((d) => [
-      el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}` }, d.deployment_id),
+      el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}`, class: "id" }, el("bdi", {}, d.deployment_id)),
       String(d.conversations), d.last_conversation_at,
       el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}/reports` }, "Health reports")]);
     show(at, "Deployments", list.data.length
@@ -401,7 +401,7 @@
     });
     show(at, `Health report: ${id}, ${rep.period_start.slice(0, 10)} – ${rep.period_end.slice(0, 10)}`,
       el("section", { class: "card" },
-        el("p", {}, `${rep.conversations} conversations (${rep.previous_conversations} the week before), ${rep.human_turns} human turns; resolved ${pct(rep.previous_resolved_rate)} → ${pct(rep.resolved_rate)}.`),
+        el("p", {}, `${count(rep.conversations, "conversation")} (${rep.previous_conversations} the week before), ${count(rep.human_turns, "human turn")}; resolved ${pct(rep.previous_resolved_rate)} → ${pct(rep.resolved_rate)}.`),
         el("h2", {}, "Findings"), el("ul", {}, rep.top_findings.map((f) => el("li", {}, f))),
         el("h2", {}, "Per dimension, against the week before"),
         table(["Dimension", "Median", "Broken", "Adjusted p", "Verdict"], rows)));

@@ -21,6 +21,11 @@
     return node;
   }
 
+  /** `n` and a noun, in the plural unless `n` is 1: "1 conversation", "2 human turns". */
+  function count(n, noun) {
+    return `${n} ${noun}${n === 1 ? "" : "s"}`;
+  }
+
   function svg(tag, attrs, ...children) {
     const node = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
@@ -151,21 +156,24 @@
     ];
     const scored = new Map(turns.map((t) => [t.event_index, t]));
     const line = (t) => {
-      const who = el("div", { class: "who" }, `${t.role === "human" ? "Person" : "AI"} ${t.actor_id} · ${t.timestamp}`);
+      // The id is isolated (an id in a right-to-left script would otherwise pull the
+      // time into its run), and each text takes its direction from its own letters.
+      const who = el("div", { class: "who" }, `${t.role === "human" ? "Person" : "AI"} `,
+        el("bdi", {}, t.actor_id), ` · ${t.timestamp}`);
       const turn = scored.get(t.event_index);
-      if (!turn) return el("li", { class: "turn ai" }, who, el("div", { class: "text" }, t.content));
+      if (!turn) return el("li", { class: "turn ai" }, who, el("div", { class: "text", dir: "auto" }, t.content));
       const words = DIMENSIONS.flatMap(([k]) => turn.layer_z[k].evidence
         .filter((ev) => Math.abs(ev.contribution) >= MARKED)
         .flatMap((ev) => phrases(ev.detail)));
       const badges = el("div", { class: "scores" }, DIMENSIONS.map(([k, label]) =>
         el("span", {}, `${label} ${number(turn.layer_z[k].score)} `, band(turn.layer_z[k].band))));
       return el("li", { class: "turn human", "data-event-index": t.event_index },
-        who, badges, el("div", { class: "text" }, highlighted(t.content, words)));
+        who, badges, el("div", { class: "text", dir: "auto" }, highlighted(t.content, words)));
     };
     const state = [conv.resolved ? "resolved" : "not resolved", conv.abandoned ? "abandoned" : null].filter(Boolean).join(", ");
     return el("section", { class: "card conversation", "data-conversation-id": conv.conversation_id },
-      el("h3", {}, `Conversation ${conv.conversation_id}`),
-      el("p", { class: "muted" }, `${conv.human_turn_count} human turns, ${conv.ai_turn_count} AI turns; ${state}.`),
+      el("h3", {}, "Conversation ", el("bdi", {}, conv.conversation_id)),
+      el("p", { class: "muted" }, `${count(conv.human_turn_count, "human turn")}, ${count(conv.ai_turn_count, "AI turn")}; ${state}.`),
       lineChart(series, labels, `Frustration, trust and abandonment risk across the human turns of ${conv.conversation_id}`),
       assembled ? el("ol", { class: "transcript" }, assembled.turns.map(line))
         : el("p", { class: "muted" }, "The conversation's text is not available here."));
@@ -187,7 +195,7 @@
         el("p", {}, el("strong", {}, "Key finding: "), i.key_finding),
         el("h3", {}, "Recommendations"),
         el("ul", {}, i.plain_recommendations.map((r) => el("li", {}, r))),
-        el("p", { class: "muted" }, `${i.conversation_count} conversations, ${i.human_turn_count} human turns, archetype ${i.archetype}, scorer ${i.scorer_version}.`),
+        el("p", { class: "muted" }, `${count(i.conversation_count, "conversation")}, ${count(i.human_turn_count, "human turn")}, archetype ${i.archetype}, scorer ${i.scorer_version}.`),
         layerTable(i.layer_z)),
       el("h2", {}, "Conversations"),
       i.conversations.map((c) => conversation(c, byId.get(c.conversation_id))));
@@ -272,5 +280,5 @@
     return fig;
   }
 
-  global.Undertone = { el, svg, band, number, pValue, layerTable, lineChart, driftChart, historyChart, session, highlighted, DIMENSIONS };
+  global.Undertone = { el, svg, band, number, count, pValue, layerTable, lineChart, driftChart, historyChart, session, highlighted, DIMENSIONS };
 })(window);

@@ -185,6 +185,54 @@ test("every page reads at 360 px wide", async () => {
   assert.deepEqual(p.errors, []);
 });
 
+test("ids as long as the contract allows, and in a right-to-left script, keep pages readable", async () => {
+  // 256 characters with no space: the longest deployment and conversation id there is.
+  const long = "d".repeat(256);
+  const rtl = "مستخدم";
+  const body = { deployment_id: long, events: [
+    { actor_id: rtl, content: "مرحبا، أين طلبي؟", timestamp: "2026-11-18T09:14:05Z", conversation_id: "c".repeat(256) },
+    { actor_id: long, content: "It ships today.", timestamp: "2026-11-18T09:14:10Z", conversation_id: "c".repeat(256) },
+  ] };
+  const accepted = await api("POST", "/ingest", JSON.stringify(body));
+  await complete(accepted.session_id);
+  const report = join(dir, "long.json");
+  writeFileSync(report, JSON.stringify(body));
+  writeFileSync(join(dir, "long.html"), execFileSync(BIN, ["score", report, "--format", "html"], { encoding: "utf8" }));
+  for (const width of [1100, 360]) {
+    const p = await page(width);
+    await signIn(p);
+    for (const hash of ["#/sessions", "#/deployments", `#/sessions/${accepted.session_id}`]) {
+      await p.goto(`${base}/app${hash}`);
+      await p.locator("main h1").waitFor();
+      await p.waitForLoadState("networkidle");
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 1, `${hash} at ${width} px: no sideways scrolling (${overflow}px)`);
+      // The other columns keep their words whole: no header is broken across lines.
+      const broken = await p.evaluate(() => [...document.querySelectorAll("main th")]
+        .filter((th) => th.getClientRects().length > 0 && th.textContent.length > 0
+          && th.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(th).lineHeight))
+        .map((th) => th.textContent));
+      assert.deepEqual(broken, [], `${hash} at ${width} px`);
+    }
+    // The person's id is isolated from the time beside it, and the text reads in its
+    // own direction.
+    const who = p.locator("li.turn.human .who").first();
+    assert.equal(await who.locator("bdi").textContent(), rtl);
+    assert.equal(await who.textContent(), `Person ${rtl} · 2026-11-18T09:14:05Z`);
+    assert.equal(await p.locator("li.turn.human .text").first().getAttribute("dir"), "auto");
+    assert.match(await p.locator("section.conversation p.muted").first().textContent(), /^1 human turn, 1 AI turn; /);
+    assert.deepEqual(p.errors, []);
+
+    const q = await page(width);
+    await q.goto(`file://${join(dir, "long.html")}`);
+    await q.locator("section.conversation").first().waitFor();
+    const wide = await q.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 1, `the report at ${width} px: no sideways scrolling (${wide}px)`);
+    assert.match(await q.locator("section.summary p.muted").textContent(), /^1 conversation, 1 human turn, /);
+    assert.deepEqual(q.errors, []);
+  }
+});
+
 test("the offline report opens from file:// with the same page and no network", async () => {
   const html = execFileSync(BIN, ["score", EXAMPLE, "--format", "html"], { encoding: "utf8" });
   assert.doesNotMatch(html, /<script src|rel="stylesheet"|(src|href)="https?:/, "nothing loaded from elsewhere");
