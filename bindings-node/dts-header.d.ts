@@ -6,6 +6,9 @@ import type { components } from './rest/schema'
 /** A request object, an array of events, a file's bytes, or a file path (read by the addon); see docs/sdks.md. */
 export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | string
 
+/** A webhook delivery's headers: an object of names to values, or anything iterable as `[name, value]` pairs (a fetch `Headers`, a `Map`). */
+export type WebhookHeaders = Record<string, string | string[] | undefined> | Iterable<[string, string | string[]]>
+
 /** What every function throws: `VALIDATION_ERROR` (an input, argument or option broke a rule) or `IO_ERROR` (docs/sdks.md). */
 export interface UndertoneError extends Error {
   code: 'VALIDATION_ERROR' | 'IO_ERROR' | (string & {})

@@ -6,6 +6,9 @@ import type { components } from './rest/schema'
 /** A request object, an array of events, a file's bytes, or a file path (read by the addon); see docs/sdks.md. */
 export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | string
 
+/** A webhook delivery's headers: an object of names to values, or anything iterable as `[name, value]` pairs (a fetch `Headers`, a `Map`). */
+export type WebhookHeaders = Record<string, string | string[] | undefined> | Iterable<[string, string | string[]]>
+
 /** What every function throws: `VALIDATION_ERROR` (an input, argument or option broke a rule) or `IO_ERROR` (docs/sdks.md). */
 export interface UndertoneError extends Error {
   code: 'VALIDATION_ERROR' | 'IO_ERROR' | (string & {})
@@ -105,6 +108,8 @@ export declare function validate(input: Input, options?: ValidateOptions | null)
 
 /**
  * Whether a webhook delivery's headers carry a valid signature of `body` under
- * `secret` (every scheme present must verify).
+ * `secret` (every scheme present must verify). `headers` is an object of names to
+ * values, or anything iterable as `[name, value]` pairs: a fetch `Headers`, a `Map`,
+ * an array of pairs.
  */
-export declare function verifySignature(secret: string, body: string | Uint8Array, headers: Record<string, string | string[] | undefined>, options?: VerifyOptions | null): boolean
+export declare function verifySignature(secret: string, body: string | Uint8Array, headers: WebhookHeaders, options?: VerifyOptions | null): boolean

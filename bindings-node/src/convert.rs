@@ -90,10 +90,40 @@ pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
     match value {
         None => Ok(Value::Null),
         Some(v) if v.get_type()? == ValueType::Undefined => Ok(Value::Null),
-        Some(v) => env
-            .from_js_value(v)
-            .map_err(|_| wrong(env, "options", "an object of strings and numbers", v)),
+        Some(v) => {
+            finite_numbers(env, v)?;
+            env.from_js_value(v)
+                .map_err(|_| wrong(env, "options", "an object of strings and numbers", v))
+        }
     }
+}
+
+/// Fails on an option that is a number JSON cannot write (`NaN`, `±Infinity`): read
+/// as JSON it would be `null`, which is the option not given (`now: NaN` would verify
+/// against the real clock). Python and wasm refuse it the same way.
+fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
+    if options.get_type()? != ValueType::Object || options.is_array()? {
+        return Ok(());
+    }
+    let object = Object::from_unknown(options)?;
+    for name in Object::keys(&object)? {
+        let value: Unknown<'_> = object.get_named_property(&name)?;
+        if value.get_type()? == ValueType::Number {
+            let x = f64::from_unknown(value)?;
+            if !x.is_finite() {
+                let got = if x.is_nan() {
+                    "NaN"
+                } else if x > 0.0 {
+                    "Infinity"
+                } else {
+                    "-Infinity"
+                };
+                let e = wrong_type(&name, "a finite number", got);
+                return Err(Failure::from(e).into_js(env));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A file's contents (a string as UTF-8); `None` for another type.

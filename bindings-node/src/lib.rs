@@ -4,9 +4,7 @@
 
 mod convert;
 
-use napi::bindgen_prelude::{
-    AsyncTask, Either, FromNapiValue, JsObjectValue, Object, Uint8ArraySlice, Unknown,
-};
+use napi::bindgen_prelude::{AsyncTask, FromNapiValue, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue, ScopedTask, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
@@ -218,37 +216,100 @@ fn mapping_and_rest(
 }
 
 /// Whether a webhook delivery's headers carry a valid signature of `body` under
-/// `secret` (every scheme present must verify).
+/// `secret` (every scheme present must verify). `headers` is an object of names to
+/// values, or anything iterable as `[name, value]` pairs: a fetch `Headers`, a `Map`,
+/// an array of pairs.
 #[napi(
-    ts_args_type = "secret: string, body: string | Uint8Array, headers: Record<string, string | string[] | undefined>, options?: VerifyOptions | null"
+    ts_args_type = "secret: string, body: string | Uint8Array, headers: WebhookHeaders, options?: VerifyOptions | null"
 )]
 pub fn verify_signature(
     env: &Env,
-    secret: String,
-    body: Either<String, Uint8ArraySlice<'_>>,
-    headers: Object<'_>,
+    secret: Unknown<'_>,
+    body: Unknown<'_>,
+    headers: Unknown<'_>,
     options: Option<Unknown<'_>>,
 ) -> napi::Result<bool> {
-    let body: &[u8] = match &body {
-        Either::A(text) => text.as_bytes(),
-        Either::B(bytes) => bytes,
-    };
-    // In the object's own order; an array value (a repeated header, as Node gives
-    // them) is one pair per value; `undefined` and `null` are no header.
-    let mut pairs = Vec::new();
-    for name in Object::keys(&headers)? {
-        let value: Option<Either<String, Vec<String>>> = headers.get(&name)?.flatten();
-        match value {
-            Some(Either::A(value)) => pairs.push((name, value)),
-            Some(Either::B(values)) => pairs.extend(values.into_iter().map(|v| (name.clone(), v))),
-            None => {}
-        }
+    if secret.get_type()? != ValueType::String {
+        return Err(wrong(env, "secret", "a string", secret));
     }
+    let secret = String::from_unknown(secret)?;
+    let body =
+        contents(body).ok_or_else(|| wrong(env, "body", "a string or a Uint8Array", body))?;
+    let pairs = header_pairs(env, headers)?;
     let clock = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
     let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
     let options = convert::options(env, options)?;
-    host::verify(&secret, body, pairs, options, JS, clock)
+    host::verify(&secret, &body, pairs, options, JS, clock)
         .map_err(|e| Failure::from(e).into_js(env))
+}
+
+/// The (name, value) pairs of `verifySignature`'s headers. An object's own properties
+/// in order; an iterable (`Headers`, `Map`, an array) as `Array.from` lists it. An
+/// array value (a repeated header, as Node gives them) is one pair per value;
+/// `undefined` and `null` are no header.
+fn header_pairs(env: &Env, headers: Unknown<'_>) -> napi::Result<Vec<(String, String)>> {
+    const EXPECTED: &str =
+        "an object of header names to values, or an iterable of [name, value] pairs";
+    if headers.get_type()? != ValueType::Object {
+        return Err(wrong(env, "headers", EXPECTED, headers));
+    }
+    let object = Object::from_unknown(headers)?;
+    let entries: Unknown<'_> = object.get_named_property("entries")?;
+    let iterable = headers.is_array()? || entries.get_type()? == ValueType::Function;
+    let mut named = Vec::new();
+    if iterable {
+        let array: Function<'_, Unknown<'_>, Unknown<'_>> =
+            env.get_global()?.get_named_property("Array")?;
+        let from: Function<'_, Unknown<'_>, Unknown<'_>> = array.get_named_property("from")?;
+        let list = Object::from_unknown(from.call(headers)?)?;
+        let length: u32 = list.get_named_property("length")?;
+        for i in 0..length {
+            let pair: Unknown<'_> = list.get_element(i)?;
+            if !pair.is_array()? {
+                return Err(wrong(env, "headers", "[name, value] pairs", pair));
+            }
+            let pair = Object::from_unknown(pair)?;
+            let name: Unknown<'_> = pair.get_element(0)?;
+            if name.get_type()? != ValueType::String {
+                return Err(wrong(
+                    env,
+                    "headers",
+                    "[name, value] pairs with a string name",
+                    name,
+                ));
+            }
+            named.push((
+                String::from_unknown(name)?,
+                pair.get_element::<Unknown<'_>>(1)?,
+            ));
+        }
+    } else {
+        for name in Object::keys(&object)? {
+            let value: Unknown<'_> = object.get_named_property(&name)?;
+            named.push((name, value));
+        }
+    }
+    let mut pairs = Vec::new();
+    for (name, value) in named {
+        let at = format!("headers.{name}");
+        match value.get_type()? {
+            ValueType::Undefined | ValueType::Null => {}
+            ValueType::String => pairs.push((name, String::from_unknown(value)?)),
+            ValueType::Object if value.is_array()? => {
+                let values = Object::from_unknown(value)?;
+                let length: u32 = values.get_named_property("length")?;
+                for i in 0..length {
+                    let v: Unknown<'_> = values.get_element(i)?;
+                    if v.get_type()? != ValueType::String {
+                        return Err(wrong(env, &at, "a string or an array of strings", v));
+                    }
+                    pairs.push((name.clone(), String::from_unknown(v)?));
+                }
+            }
+            _ => return Err(wrong(env, &at, "a string or an array of strings", value)),
+        }
+    }
+    Ok(pairs)
 }

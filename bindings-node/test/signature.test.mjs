@@ -67,3 +67,36 @@ test('the Standard Webhooks specification example', () => {
   assert.equal(verifySignature(specSecret, specBody, headers), false, 'years after the timestamp')
   assert.equal(verifySignature(specSecret, '{"test": 2432232315}', headers, { now: 1614265330 }), false)
 })
+
+test('headers as a fetch Headers, a Map or an array of pairs verify as an object does', () => {
+  const headers = sign(body, now)
+  assert.equal(verifySignature(secret, body, new Headers(headers)), true)
+  assert.equal(verifySignature(secret, body, new Map(Object.entries(headers))), true)
+  assert.equal(verifySignature(secret, body, Object.entries(headers)), true)
+  // A tampered body still fails through each of them.
+  const other = body.replace('s-1', 's-2')
+  assert.equal(verifySignature(secret, other, new Headers(headers)), false)
+  assert.equal(verifySignature(secret, other, new Map(Object.entries(headers))), false)
+})
+
+test('an argument or a clock of the wrong kind is a VALIDATION_ERROR at its name', () => {
+  const headers = sign(body, now)
+  const refused = (call, path, message) => assert.throws(call, (e) => {
+    assert.equal(e.code, 'VALIDATION_ERROR')
+    assert.deepEqual(e.details, [{ path, message }])
+    return true
+  })
+  refused(() => verifySignature(), 'secret', 'must be a string, got undefined')
+  refused(() => verifySignature(1, body, headers), 'secret', 'must be a string, got number')
+  refused(() => verifySignature(secret, 2, headers), 'body', 'must be a string or a Uint8Array, got number')
+  refused(() => verifySignature(secret, body, null), 'headers',
+    'must be an object of header names to values, or an iterable of [name, value] pairs, got null')
+  refused(() => verifySignature(secret, body, { 'webhook-id': 5 }), 'headers.webhook-id',
+    'must be a string or an array of strings, got number')
+  // NaN and infinities have no JSON form: read as "not given", they would verify
+  // against the real clock.
+  refused(() => verifySignature(secret, body, headers, { now: NaN }), 'now', 'must be a finite number, got NaN')
+  refused(() => verifySignature(secret, body, headers, { now: Infinity }), 'now', 'must be a finite number, got Infinity')
+  refused(() => verifySignature(secret, body, headers, { toleranceSecs: -Infinity }), 'toleranceSecs',
+    'must be a finite number, got -Infinity')
+})

@@ -66,3 +66,19 @@ test("now defaults to the clock", () => {
   assert.equal(wasm.verifySignature(SECRET, BODY, delivery(fresh)), true);
   assert.equal(wasm.verifySignature(SECRET, BODY, delivery(fresh - 3600)), false);
 });
+
+test("a clock with no JSON form (NaN, Infinity) is a VALIDATION_ERROR at its name", () => {
+  // Read as "not given", it would verify against the real clock.
+  const h = delivery(Math.floor(Date.now() / 1000));
+  for (const [options, path, got] of [
+    [{ now: NaN }, "now", "NaN"],
+    [{ now: Infinity }, "now", "Infinity"],
+    [{ toleranceSecs: -Infinity }, "toleranceSecs", "-Infinity"],
+  ]) {
+    assert.throws(() => wasm.verifySignature(SECRET, BODY, h, options), (e) => {
+      assert.equal(e.code, "VALIDATION_ERROR");
+      assert.deepEqual(e.details, [{ path, message: `must be a finite number, got ${got}` }]);
+      return true;
+    });
+  }
+});
