@@ -136,18 +136,21 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Whether the first non-blank line is a whole JSON object and more lines follow (a
-/// leading byte order mark is ignored, as it is when the lines are read).
+/// Whether the first non-blank line is a whole JSON object other than a request and
+/// more lines follow (a leading byte order mark is ignored, as it is when the lines
+/// are read).
 fn first_line_is_an_object(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let first_is_object = lines
-        .next()
-        .is_some_and(|l| matches!(serde_json::from_str::<Value>(l), Ok(Value::Object(_))));
-    first_is_object && lines.next().is_some()
+    // A request (it has `events`) followed by more text is a request with trailing
+    // text, whose error says so, not the first of many events.
+    let first_is_event = lines.next().is_some_and(|l| {
+        matches!(serde_json::from_str::<Value>(l), Ok(Value::Object(o)) if !o.contains_key("events"))
+    });
+    first_is_event && lines.next().is_some()
 }
 
 fn invalid(path: &str, message: impl Into<String>) -> Error {
@@ -545,6 +548,13 @@ mod tests {
                       {\"actor_id\":\"bot\",\"content\":\"b\",\"timestamp\":\"2026-11-21T09:30:01Z\"}\n";
         let r = load_request(&Source::new(lines), DeploymentId::new(Some("bot")), &LOCAL).unwrap();
         assert_eq!(r.events.len(), 2);
+        // A one-line request with text after it is a request with trailing text.
+        let trailing = b"{\"deployment_id\":\"d\",\"events\":[]}\n\n garbage\n";
+        let e = load_request(&Source::new(trailing), DeploymentId::new(None), &LOCAL).unwrap_err();
+        assert_eq!(
+            e.violations()[0].message,
+            "is not valid JSON: trailing characters at line 3 column 2"
+        );
         // A leading byte order mark does not hide the layout, nor does a blank line
         // after it.
         for prefix in ["\u{feff}", "\u{feff}\n"] {

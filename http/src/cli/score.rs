@@ -82,6 +82,18 @@ enum Output {
 
 /// Runs `undertone score`; returns the exit status.
 pub fn run(args: &ScoreArgs) -> u8 {
+    if args.format == Output::Html && args.view != View::Full {
+        let view = if args.view == View::Condensed {
+            "condensed"
+        } else {
+            "turns"
+        };
+        warn(&format!(
+            "error: --view {view} does not apply to --format html: the report always shows \
+             the whole result; leave out --view, or use --format json"
+        ));
+        return INVALID;
+    }
     let options = ScoreOptions {
         deployment_id: super::flag(&args.deployment_id),
         pipeline: args.pipeline.map(|p| match p {

@@ -272,3 +272,29 @@ fn turn_rows_are_one_line_per_human_turn_with_the_full_results_scores() {
         assert_eq!(row["frustration_buildup_band"], f["band"]);
     }
 }
+
+#[test]
+fn a_view_other_than_full_with_the_html_report_is_refused_not_ignored() {
+    for view in ["condensed", "turns"] {
+        let out = run(
+            &["score", "--format", "html", "--view", view],
+            Some(&example("tutor-fractions.json")),
+            None,
+        );
+        assert_eq!(out.code, Some(2), "{out:?}");
+        assert_eq!(out.stdout, "");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: --view {view} does not apply to --format html: the report always \
+                 shows the whole result; leave out --view, or use --format json\n"
+            )
+        );
+    }
+    let full = run(
+        &["score", "--format", "html", "--view", "full"],
+        Some(&example("tutor-fractions.json")),
+        None,
+    );
+    assert_eq!(full.code, Some(0), "{full:?}");
+}
