@@ -6,7 +6,7 @@
 // text (render.js), never as HTML.
 "use strict";
 (function () {
-  const { el, session, number, count, pValue, driftChart, historyChart, DIMENSIONS } = window.Undertone;
+  const { el, cell, session, number, count, pValue, driftChart, historyChart, DIMENSIONS } = window.Undertone;
   const KEY = "undertone.key";
   const main = document.getElementById("main");
 
@@ -85,7 +85,7 @@
     const res = await fetch("/api/v1/key", { headers: { authorization: `Bearer ${sessionStorage.getItem(KEY)}` } });
     if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => null));
     const k = await res.json();
-    const row = (name, value) => el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value));
+    const row = (name, value) => el("tr", {}, el("th", { scope: "row" }, name), cell(value));
     const h = (name) => res.headers.get(name) || "–";
     show(at, "Key", el("section", { class: "card" }, el("table", {}, el("tbody", {},
       row("Key", `${k.name} (${k.prefix}…, id ${k.id})`),
@@ -102,7 +102,7 @@
     const page = await api("GET", `/sessions?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
     const rows = page.data.map((s) => el("tr", {},
       el("td", {}, el("a", { href: `#/sessions/${encodeURIComponent(s.session_id)}` }, s.session_id.slice(0, 8))),
-      el("td", {}, s.status), el("td", { class: "id" }, el("bdi", {}, s.deployment_id || "–")), el("td", {}, String(s.event_count)),
+      el("td", {}, s.status), cell(el("bdi", {}, s.deployment_id || "–")), el("td", {}, String(s.event_count)),
       el("td", {}, s.environment_type || "–"), el("td", {}, s.created_at)));
     const table = el("div", { class: "table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, ["Session", "Status", "Deployment", "Events", "Archetype", "Accepted"].map((h) => el("th", { scope: "col" }, h)))),
@@ -157,7 +157,7 @@
   function table(headers, rows) {
     return el("div", { class: "table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((c) => el("td", {}, c)))))));
+      el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map(cell))))));
   }
 
   async function webhooksPage() {
@@ -348,7 +348,7 @@
     const at = location.hash;
     const list = await api("GET", "/deployments");
     const rows = list.data.map((d) => [
-      el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}`, class: "id" }, el("bdi", {}, d.deployment_id)),
+      el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}` }, el("bdi", {}, d.deployment_id)),
       String(d.conversations), d.last_conversation_at,
       el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}/reports` }, "Health reports")]);
     show(at, "Deployments", list.data.length

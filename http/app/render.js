@@ -21,6 +21,20 @@
     return node;
   }
 
+  /**
+   * A table cell. Text longer than a few words' worth (an id, a URL, an error) may
+   * break anywhere; shorter text keeps its words whole, so one long id cannot squeeze
+   * the other columns to a letter a line (app.css, `td.long`).
+   */
+  function cell(content) {
+    const td = el("td", {}, content);
+    if (td.textContent.length > LONG_CELL) td.classList.add("long");
+    return td;
+  }
+
+  /** Characters from which a cell's text may break anywhere. */
+  const LONG_CELL = 24;
+
   /** `n` and a noun, in the plural unless `n` is 1: "1 conversation", "2 human turns". */
   function count(n, noun) {
     return `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -179,9 +193,52 @@
         : el("p", { class: "muted" }, "The conversation's text is not available here."));
   }
 
+  const BAND_ORDER = { broken: 2, watch: 1, healthy: 0 };
+
+  /**
+   * The conversations most at risk first (worst band of any dimension, then the
+   * highest risk), at most `INDEX_ROWS`, each a button that scrolls to the
+   * conversation's card: a session of hundreds of conversations is otherwise one very
+   * long page. Buttons, not links: the app routes on the URL's fragment.
+   */
+  function conversationIndex(conversations) {
+    const worst = (c) => DIMENSIONS.reduce((w, [k]) => {
+      const d = c.layer_z[k];
+      const rank = [BAND_ORDER[d.band] || 0, d.risk];
+      return rank[0] > w[0] || (rank[0] === w[0] && rank[1] > w[1]) ? [...rank, k] : w;
+    }, [-1, -1, null]);
+    const ranked = conversations
+      .map((c, i) => ({ c, i, w: worst(c) }))
+      .sort((a, b) => b.w[0] - a.w[0] || b.w[1] - a.w[1] || a.i - b.i)
+      .slice(0, INDEX_ROWS);
+    const rows = ranked.map(({ c, w }) => {
+      const go = el("button", { type: "button", class: "link" }, el("bdi", {}, c.conversation_id));
+      go.addEventListener("click", () => {
+        const card = [...document.querySelectorAll("section.conversation")]
+          .find((s) => s.dataset.conversationId === c.conversation_id);
+        if (card) card.scrollIntoView();
+      });
+      const label = DIMENSIONS.find(([k]) => k === w[2])[1];
+      return el("tr", {}, cell(go), el("td", {}, String(c.human_turn_count)),
+        el("td", {}, `${label} ${number(c.layer_z[w[2]].score)} `, band(c.layer_z[w[2]].band)),
+        el("td", {}, [c.resolved ? "resolved" : "not resolved", c.abandoned ? "abandoned" : null].filter(Boolean).join(", ")));
+    });
+    const more = conversations.length - ranked.length;
+    return el("section", { class: "card index" },
+      el("h2", {}, "Most at risk"),
+      el("div", { class: "table-wrap" }, el("table", {},
+        el("thead", {}, el("tr", {}, ["Conversation", "Human turns", "Worst dimension", "Outcome"].map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, rows))),
+      more > 0 ? el("p", { class: "muted" }, `${count(more, "more conversation")} below, in time order with the rest.`) : null);
+  }
+
+  /** Conversations listed in the index at most. */
+  const INDEX_ROWS = 20;
+
   /**
    * A scored session: summary, key finding, recommendations, the request's six
-   * dimensions, then each conversation. `result` is the full output
+   * dimensions, the conversations most at risk (when there are several), then each
+   * conversation. `result` is the full output
    * ({pipeline, intelligence}); `assembly` core's assembly of the request (its
    * conversations with their turns' text), or null.
    */
@@ -197,6 +254,7 @@
         el("ul", {}, i.plain_recommendations.map((r) => el("li", {}, r))),
         el("p", { class: "muted" }, `${count(i.conversation_count, "conversation")}, ${count(i.human_turn_count, "human turn")}, archetype ${i.archetype}, scorer ${i.scorer_version}.`),
         layerTable(i.layer_z)),
+      i.conversations.length > 1 ? conversationIndex(i.conversations) : null,
       el("h2", {}, "Conversations"),
       i.conversations.map((c) => conversation(c, byId.get(c.conversation_id))));
   }
@@ -280,5 +338,5 @@
     return fig;
   }
 
-  global.Undertone = { el, svg, band, number, count, pValue, layerTable, lineChart, driftChart, historyChart, session, highlighted, DIMENSIONS };
+  global.Undertone = { el, svg, cell, band, number, count, pValue, layerTable, lineChart, driftChart, historyChart, session, highlighted, DIMENSIONS };
 })(window);

@@ -134,6 +134,21 @@ test("sign in, score an example, and see one point per human turn", async () => 
   const firstBand = await p.locator("section.summary .band").first().textContent();
   assert.ok(["healthy", "watch", "broken"].includes(firstBand), firstBand);
   await shot(p, "app-session");
+  // The index lists the conversations most at risk first (the worst band of any
+  // dimension, then the highest risk), and each entry scrolls to its conversation
+  // without leaving the page.
+  const rank = { broken: 2, watch: 1, healthy: 0 };
+  const worst = (c) => Object.values(c.layer_z).reduce((w, d) => Math.max(w, rank[d.band] * 2 + d.risk), -1);
+  const expected = [...conversations].sort((a, b) => worst(b) - worst(a)).map((c) => c.conversation_id);
+  const listed = await p.locator("section.index tbody tr td:first-child").allTextContents();
+  assert.deepEqual(listed, expected);
+  const last = expected[expected.length - 1];
+  const before = p.url();
+  await p.locator("section.index button", { hasText: last }).click();
+  const card = p.locator(`section.conversation[data-conversation-id="${last}"]`);
+  await p.waitForFunction((el) => window.scrollY > 0 && el.getBoundingClientRect().top >= -1
+    && el.getBoundingClientRect().top < window.innerHeight, await card.elementHandle());
+  assert.equal(p.url(), before, "the route stays");
 
   await p.goto(`${base}/app#/sessions`);
   await p.locator(`a[href="#/sessions/${id}"]`).waitFor();
