@@ -103,7 +103,7 @@
     const rows = page.data.map((s) => el("tr", {},
       el("td", {}, el("a", { href: `#/sessions/${encodeURIComponent(s.session_id)}` }, s.session_id.slice(0, 8))),
       el("td", {}, s.status), cell(el("bdi", {}, s.deployment_id || "–")), el("td", {}, String(s.event_count)),
-      el("td", {}, s.environment_type || "–"), el("td", {}, s.created_at)));
+      el("td", {}, s.environment_type || "–"), cell(s.created_at)));
     const table = el("div", { class: "table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, ["Session", "Status", "Deployment", "Events", "Archetype", "Accepted"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, rows)));

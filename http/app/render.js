@@ -24,13 +24,18 @@
   /**
    * A table cell. Text longer than a few words' worth (an id, a URL, an error) may
    * break anywhere; shorter text keeps its words whole, so one long id cannot squeeze
-   * the other columns to a letter a line (app.css, `td.long`).
+   * the other columns to a letter a line; a time stays on one line (app.css,
+   * `td.long`, `td.time`).
    */
   function cell(content) {
     const td = el("td", {}, content);
-    if (td.textContent.length > LONG_CELL) td.classList.add("long");
+    if (TIME.test(td.textContent)) td.classList.add("time");
+    else if (td.textContent.length > LONG_CELL) td.classList.add("long");
     return td;
   }
+
+  /** A time as the API writes it, kept on one line (it would break at each hyphen). */
+  const TIME = /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/;
 
   /** Characters from which a cell's text may break anywhere. */
   const LONG_CELL = 24;
