@@ -4,7 +4,7 @@
 
 mod convert;
 
-use napi::bindgen_prelude::{AsyncTask, FromNapiValue, Function, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{FromNapiValue, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue, ScopedTask, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
@@ -61,16 +61,33 @@ pub fn score<'env>(
     ts_args_type = "input: Input, options?: ScoreOptions | null",
     ts_return_type = "Promise<ScoreOutput>"
 )]
-pub fn score_async(
-    env: &Env,
-    input: JsInput<'_>,
+pub fn score_async<'env>(
+    env: &'env Env,
+    input: Unknown<'_>,
     options: Option<Unknown<'_>>,
-) -> napi::Result<AsyncTask<Job>> {
-    let (input, options) = (
-        Input::from_js(env, input, "input")?,
-        convert::options(env, options)?,
-    );
-    Ok(AsyncTask::new(score_job(input, options)))
+) -> napi::Result<Unknown<'env>> {
+    let job = (|| {
+        let input = Input::from_js(env, JsInput::from_unknown(input)?, "input")?;
+        Ok(score_job(input, convert::options(env, options)?))
+    })();
+    promise(env, job)
+}
+
+/// `job` run off the main thread, as a Promise of its result; when the arguments could
+/// not be read (`job` is the error), a Promise rejected with that error. A function
+/// that returns a Promise reports every failure through it, so `.catch` sees them all.
+fn promise<'env>(env: &'env Env, job: napi::Result<Job>) -> napi::Result<Unknown<'env>> {
+    match job {
+        Ok(job) => Ok(env.spawn(job)?.promise_object().to_unknown()),
+        Err(e) => {
+            let error = napi::JsError::from(e).into_unknown(*env);
+            let promise: Function<'_, Unknown<'_>, Unknown<'_>> =
+                env.get_global()?.get_named_property("Promise")?;
+            let reject: Function<'_, Unknown<'_>, Unknown<'_>> =
+                promise.get_named_property("reject")?;
+            reject.apply(promise, error)
+        }
+    }
 }
 
 /// The request `input` reads as, validated: what scoring would see.
@@ -125,18 +142,18 @@ pub fn drift<'env>(
     ts_args_type = "before: Input, after: Input, options?: DriftOptions | null",
     ts_return_type = "Promise<DriftResult>"
 )]
-pub fn drift_async(
-    env: &Env,
-    before: JsInput<'_>,
-    after: JsInput<'_>,
+pub fn drift_async<'env>(
+    env: &'env Env,
+    before: Unknown<'_>,
+    after: Unknown<'_>,
     options: Option<Unknown<'_>>,
-) -> napi::Result<AsyncTask<Job>> {
-    let (b, a) = (
-        Input::from_js(env, before, "before")?,
-        Input::from_js(env, after, "after")?,
-    );
-    let options = convert::options(env, options)?;
-    Ok(AsyncTask::new(drift_job(b, a, options)))
+) -> napi::Result<Unknown<'env>> {
+    let job = (|| {
+        let b = Input::from_js(env, JsInput::from_unknown(before)?, "before")?;
+        let a = Input::from_js(env, JsInput::from_unknown(after)?, "after")?;
+        Ok(drift_job(b, a, convert::options(env, options)?))
+    })();
+    promise(env, job)
 }
 
 /// `files` as (name, contents): a path's files (`undertone_files::read_tree`), bytes

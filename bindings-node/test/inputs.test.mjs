@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
-import { drift, score, validate } from '../index.js'
+import { drift, driftAsync, score, scoreAsync, validate } from '../index.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const example = join(root, 'examples/support-refund-goes-wrong.json')
@@ -162,4 +162,28 @@ test("view 'turns' is one flat row per human turn, the full output's turns", () 
     }
   })
   assert.deepEqual(rows.map((r) => r.turn).slice(0, 3), [1, 2, 3])
+})
+
+test('scoreAsync and driftAsync report a bad argument as a rejected Promise, never a throw', async () => {
+  // Each call returns a Promise (no exception escapes the call itself), and the
+  // Promise rejects with the error the synchronous function throws.
+  const calls = [
+    [() => scoreAsync(), () => score(), 'VALIDATION_ERROR'],
+    [() => scoreAsync({ events: [1n] }), () => score({ events: [1n] }), undefined],
+    [() => scoreAsync(example, { view: 3 }), () => score(example, { view: 3 }), 'VALIDATION_ERROR'],
+    [() => driftAsync(undefined, {}), () => drift(undefined, {}), 'VALIDATION_ERROR'],
+  ]
+  for (const [async, sync, code] of calls) {
+    let thrown
+    try { sync() } catch (e) { thrown = e }
+    assert.ok(thrown, 'the synchronous call throws')
+    const pending = async()
+    assert.ok(pending instanceof Promise)
+    await assert.rejects(pending, (e) => {
+      assert.equal(e.code, code)
+      assert.equal(e.message, thrown.message)
+      assert.deepEqual(e.details, thrown.details)
+      return true
+    })
+  }
 })
