@@ -52,7 +52,7 @@ fn core_error(py: Python<'_>, error: &Error) -> PyErr {
 
 /// An `OSError` whose errno picks the subclass (`FileNotFoundError`, …).
 fn read_error(e: ReadError) -> PyErr {
-    PyOSError::new_err((e.errno(), e.to_string(), e.path().to_owned()))
+    PyOSError::new_err((e.errno(), e.to_string(), e.shown_path().into_owned()))
 }
 
 /// The `VALIDATION_ERROR` for `value` at `path`, which should be `expected`.

@@ -87,6 +87,18 @@ def test_missing_file_is_an_os_error() -> None:
         undertone.score(ROOT / "no-such-file.json")
 
 
+def test_json_text_passed_as_a_path_says_so_briefly() -> None:
+    # A str is a path; JSON text given instead is named in part, once, with what to do.
+    text = EXAMPLE.read_text()
+    with pytest.raises(FileNotFoundError) as caught:
+        undertone.score(text)
+    message = str(caught.value)
+    assert len(message) < 2 * 400, message
+    assert "looks like JSON text: pass the parsed value, or the text as bytes" in message
+    assert caught.value.filename == text[:120] + "…"
+    assert undertone.score(text.encode())["intelligence"]["human_turn_count"] == 11
+
+
 def test_unserialisable_values_are_a_type_error() -> None:
     with pytest.raises(TypeError):
         undertone.score({"deployment_id": "x", "events": [{"actor_id": object()}]})

@@ -13,7 +13,7 @@ use std::path::Path;
 #[non_exhaustive]
 pub enum ReadError {
     /// The operating system refused or failed a read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {}: {source}{}", shown(path), text_hint(path))]
     Io {
         /// The file or folder, as given or as found in the folder.
         path: String,
@@ -33,6 +33,12 @@ impl ReadError {
         }
     }
 
+    /// The path as messages show it: whole, unless it is longer than any path (text
+    /// passed where a path goes), then its first characters and an ellipsis.
+    pub fn shown_path(&self) -> std::borrow::Cow<'_, str> {
+        shown(self.path())
+    }
+
     /// The operating system's error number, where there is one (`ENOENT` for an empty
     /// folder: there is no file to read).
     pub fn errno(&self) -> i32 {
@@ -41,6 +47,41 @@ impl ReadError {
             ReadError::Io { source, .. } => source.raw_os_error().unwrap_or(0),
             ReadError::EmptyFolder(_) => ENOENT,
         }
+    }
+}
+
+/// Characters of a "path" that is really text a message shows; the rest is cut.
+const SHOWN_PATH: usize = 120;
+
+/// Bytes beyond which no path is a real one (Linux's `PATH_MAX`).
+const PATH_MAX: usize = 4096;
+
+/// `path` whole; or, when it is text rather than a path (JSON, or longer than any
+/// path can be), its first [`SHOWN_PATH`] characters and an ellipsis.
+fn shown(path: &str) -> std::borrow::Cow<'_, str> {
+    if !looks_like_json(path) && path.len() <= PATH_MAX {
+        return path.into();
+    }
+    match path.char_indices().nth(SHOWN_PATH) {
+        Some((at, _)) => format!("{}…", &path[..at]).into(),
+        None => path.into(),
+    }
+}
+
+/// Whether a "path" starts as a JSON object or array does.
+fn looks_like_json(path: &str) -> bool {
+    let start = path.trim_start();
+    start.starts_with('{') || start.starts_with('[')
+}
+
+/// What to do instead, when a "path" that could not be read is JSON text: a string
+/// given as an input is read as a file's path in every binding.
+fn text_hint(path: &str) -> &'static str {
+    if looks_like_json(path) {
+        "; a string is read as a file's path, and this one looks like JSON text: pass the \
+         parsed value, or the text as bytes"
+    } else {
+        ""
     }
 }
 
@@ -118,6 +159,33 @@ mod tests {
         let e = read_tree(&missing).unwrap_err();
         assert_eq!((e.path(), e.errno()), (missing.to_str().unwrap(), 2));
         assert!(e.to_string().starts_with("cannot read "), "{e}");
+
+        // Text passed where a path goes: shown in part, with what to do instead.
+        let text = format!(
+            r#"{{"deployment_id": "d", "events": [{}]}}"#,
+            "1, ".repeat(1000)
+        );
+        let e = read_file(Path::new(&text)).unwrap_err();
+        let message = e.to_string();
+        assert!(message.len() < 400, "{message}");
+        assert!(
+            message.starts_with(r#"cannot read {"deployment_id": "d", "events": [1, 1, "#),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(
+                "; a string is read as a file's path, and this one looks like JSON text: \
+                 pass the parsed value, or the text as bytes"
+            ),
+            "{message}"
+        );
+        assert_eq!(e.shown_path().chars().count(), SHOWN_PATH + 1);
+        assert_eq!(e.path(), text, "the whole path stays available");
+        // A real path is shown whole, however long.
+        let deep = dir.path().join("d".repeat(200)).join("missing.json");
+        let e = read_file(&deep).unwrap_err();
+        assert_eq!(e.shown_path(), deep.to_str().unwrap());
+        assert!(e.to_string().contains(deep.to_str().unwrap()), "{e}");
 
         std::fs::create_dir(dir.path().join("empty")).unwrap();
         let e = read_tree(&dir.path().join("empty")).unwrap_err();
