@@ -107,7 +107,11 @@
     const table = el("div", { class: "table-wrap" }, el("table", {},
       el("thead", {}, el("tr", {}, ["Session", "Status", "Deployment", "Events", "Archetype", "Accepted"].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, rows)));
-    const more = page.next_cursor ? el("p", {}, el("a", { href: `#/sessions?cursor=${encodeURIComponent(page.next_cursor)}` }, "Older sessions")) : "";
+    // Pages go back in time; the newest page is always one link away.
+    const more = el("p", {},
+      page.next_cursor ? el("a", { href: `#/sessions?cursor=${encodeURIComponent(page.next_cursor)}` }, "Older sessions") : null,
+      page.next_cursor && cursor ? " · " : null,
+      cursor ? el("a", { href: "#/sessions" }, "Newest sessions") : null);
     show(at, "Sessions", page.data.length ? el("section", { class: "card" }, table, more)
       : el("p", {}, "No sessions yet. ", el("a", { href: "#/ingest" }, "Score a file"), " to make one."));
   }

@@ -446,3 +446,24 @@ test("a drift between two date ranges of a deployment", async () => {
   await shot(p, "app-drift-ranges");
   assert.deepEqual(p.errors, []);
 });
+
+test("the sessions list pages back in time and returns to the newest page", async () => {
+  // More sessions than a page holds (20).
+  for (let i = 0; i < 21; i++) {
+    await api("POST", "/ingest", JSON.stringify({ deployment_id: "paging-bot", events: [
+      { actor_id: `u${i}`, content: "where is my order?", timestamp: "2026-11-21T09:30:00Z" }] }));
+  }
+  const p = await page();
+  await signIn(p);
+  const first = await p.locator("main tbody tr td:first-child").allTextContents();
+  assert.equal(first.length, 20);
+  assert.equal(await p.getByRole("link", { name: "Newest sessions" }).count(), 0, "the newest page needs no way back");
+  await p.getByRole("link", { name: "Older sessions" }).click();
+  await p.getByRole("link", { name: "Newest sessions" }).waitFor();
+  const second = await p.locator("main tbody tr td:first-child").allTextContents();
+  assert.ok(second.length > 0 && !second.some((id) => first.includes(id)), "the next page holds older sessions");
+  await p.getByRole("link", { name: "Newest sessions" }).click();
+  await p.getByRole("link", { name: "Older sessions" }).waitFor();
+  assert.deepEqual(await p.locator("main tbody tr td:first-child").allTextContents(), first);
+  assert.deepEqual(p.errors, []);
+});
