@@ -256,18 +256,22 @@ fn kill_9_of_one_server_mid_work_loses_no_session_and_no_delivery() {
     assert_eq!(acked.len(), 120);
 
     let mut sql = Db::connect(&db.url);
-    // Mid-work: jobs are queued and leased (each server's two workers are busy while
-    // at least four are), and some results are already out for delivery.
+    // Mid-work: jobs are queued and leased, and some results are already out for
+    // delivery. Each worker holds one lease at a time, so with three or more leased the
+    // victim (two workers) holds at least one: the survivor must take it over. (With
+    // one leased, both could be the survivor's, and the takeover below never happen.)
+    // The counts are those of the moment the wait ended, just before the kill.
+    let (mut queued, mut leased) = (0, 0);
     {
         let refs: Vec<&Server> = servers.iter().collect();
-        sql.wait_until("deliveries under way", &refs, |db| {
-            db.scalar("SELECT COUNT(*) FROM deliveries") > 0
+        sql.wait_until("deliveries under way, three jobs leased", &refs, |db| {
+            queued = db.scalar("SELECT COUNT(*) FROM jobs");
+            leased = db.scalar("SELECT COUNT(*) FROM jobs WHERE leased");
+            db.scalar("SELECT COUNT(*) FROM deliveries") > 0 && leased >= 3
         });
     }
-    let queued = sql.scalar("SELECT COUNT(*) FROM jobs");
-    let leased = sql.scalar("SELECT COUNT(*) FROM jobs WHERE leased");
     assert!(
-        queued >= 4 && leased >= 1,
+        queued >= 4 && leased >= 3,
         "no backlog at the kill ({queued} jobs, {leased} leased): the test proves nothing"
     );
     let victim_finished_before = jobs_finished(&servers[0]);
