@@ -430,7 +430,11 @@
       if (parts[0] === "webhooks") return await webhooksPage();
       if (parts[0] === "drift" && parts[1]) return await driftPage(parts[1]);
       if (parts[0] === "drift") return await driftStartPage();
-      return await sessionsPage();
+      if (parts[0] === "sessions") return await sessionsPage();
+      // A mistyped or stale link says so rather than showing another page.
+      show(location.hash, "Page not found",
+        el("p", {}, "There is no page at ", el("code", {}, location.hash), ". ",
+          el("a", { href: "#/sessions" }, "Go to the sessions"), "."));
     } catch (e) {
       if (e.status === 401) { sessionStorage.removeItem(KEY); return signIn("The key was refused; sign in again."); }
       show(location.hash, "Something went wrong", failure(e));

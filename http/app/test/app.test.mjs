@@ -467,3 +467,16 @@ test("the sessions list pages back in time and returns to the newest page", asyn
   assert.deepEqual(await p.locator("main tbody tr td:first-child").allTextContents(), first);
   assert.deepEqual(p.errors, []);
 });
+
+test("a link to no page says so, and an empty fragment opens the sessions", async () => {
+  const p = await page();
+  await signIn(p);
+  await goTo(p, "#/whatever/else");
+  assert.equal(await p.locator("main h1").textContent(), "Page not found");
+  assert.match(await p.locator("main").textContent(), /There is no page at #\/whatever\/else\./);
+  await p.getByRole("link", { name: "Go to the sessions" }).click();
+  await p.getByRole("heading", { name: "Sessions" }).waitFor();
+  await p.goto(`${base}/app#`);
+  await p.getByRole("heading", { name: "Sessions" }).waitFor();
+  assert.deepEqual(p.errors, []);
+});
