@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{
 use napi::{Env, JsError, JsValue, ValueType};
 use serde_json::Value;
 use undertone_core::sdk::Source;
-use undertone_core::sdk::host::wrong_type;
+use undertone_core::sdk::host::{self, wrong_type};
 use undertone_files::ReadError;
 
 /// Code of the error thrown when an input file or folder cannot be read.
@@ -98,9 +98,7 @@ pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
     }
 }
 
-/// Fails on an option that is a number JSON cannot write (`NaN`, `±Infinity`): read
-/// as JSON it would be `null`, which is the option not given (`now: NaN` would verify
-/// against the real clock). Python and wasm refuse it the same way.
+/// Fails on an option that is a number JSON cannot write (`host::non_finite`).
 fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
     if options.get_type()? != ValueType::Object || options.is_array()? {
         return Ok(());
@@ -111,15 +109,7 @@ fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
         if value.get_type()? == ValueType::Number {
             let x = f64::from_unknown(value)?;
             if !x.is_finite() {
-                let got = if x.is_nan() {
-                    "NaN"
-                } else if x > 0.0 {
-                    "Infinity"
-                } else {
-                    "-Infinity"
-                };
-                let e = wrong_type(&name, "a finite number", got);
-                return Err(Failure::from(e).into_js(env));
+                return Err(Failure::from(host::non_finite(&name, x)).into_js(env));
             }
         }
     }

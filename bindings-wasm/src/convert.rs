@@ -5,7 +5,7 @@
 use js_sys::{Array, JSON, Object, Reflect, Uint8Array};
 use serde_json::Value;
 use undertone_core::Error;
-use undertone_core::sdk::host::wrong_type;
+use undertone_core::sdk::host::{self, wrong_type};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The thrown form of a core error: an `Error` with core's message, `code` and
@@ -53,23 +53,14 @@ pub fn from_json(result: Result<String, Error>) -> Result<JsValue, JsValue> {
 
 /// An options object as JSON for core (`undefined` and `null`: none given).
 pub fn options(v: &JsValue) -> Result<Value, JsValue> {
-    // A number JSON cannot write (`NaN`, `±Infinity`) would read as `null`, which is
-    // the option not given (`now: NaN` would verify against the real clock). Python
-    // and Node refuse it the same way.
+    // A number JSON cannot write (`host::non_finite`).
     if v.is_object() && !Array::is_array(v) {
         for entry in Object::entries(v.unchecked_ref()).iter() {
             let entry: Array = entry.unchecked_into();
             if let (Some(name), Some(x)) = (entry.get(0).as_string(), entry.get(1).as_f64())
                 && !x.is_finite()
             {
-                let got = if x.is_nan() {
-                    "NaN"
-                } else if x > 0.0 {
-                    "Infinity"
-                } else {
-                    "-Infinity"
-                };
-                return Err(throw(wrong_type(&name, "a finite number", got)));
+                return Err(throw(host::non_finite(&name, x)));
             }
         }
     }

@@ -44,7 +44,7 @@ impl File<'_> {
     /// it, as the input contract does).
     fn content(&self) -> &[u8] {
         self.bytes
-            .strip_prefix("\u{feff}".as_bytes())
+            .strip_prefix(crate::validate::BOM.as_bytes())
             .unwrap_or(self.bytes)
     }
 }

@@ -44,13 +44,8 @@ impl Serialize for TurnRow<'_> {
     }
 }
 
-/// The rows of `result`: its conversations in output order, each conversation's human
-/// turns in order.
-pub fn turn_rows(result: &SessionIntelligence) -> Vec<TurnRow<'_>> {
-    rows(result).collect()
-}
-
-/// [`turn_rows`], made one at a time.
+/// The rows of `result`, made one at a time: its conversations in output order, each
+/// conversation's human turns in order.
 fn rows(result: &SessionIntelligence) -> impl Iterator<Item = TurnRow<'_>> {
     let i = &result.intelligence;
     i.conversations.iter().flat_map(|c| {
@@ -111,7 +106,7 @@ mod tests {
         )
         .unwrap();
         let result = score(&request);
-        let rows = turn_rows(&result);
+        let rows: Vec<TurnRow<'_>> = rows(&result).collect();
         assert_eq!(rows.len(), 2);
         assert_eq!(rows.iter().map(|r| r.turn).collect::<Vec<_>>(), vec![1, 2]);
         let second = &result.intelligence.conversations[0].turns[1];

@@ -139,6 +139,22 @@ pub fn wrong_type(path: &str, expected: &str, got: &str) -> Error {
     )])
 }
 
+/// The `VALIDATION_ERROR` for an option given as a number JSON cannot write (`NaN`,
+/// `±Infinity`), spelt as JavaScript writes it. Read as JSON such a number would be
+/// `null`, the option not given (`now: NaN` would verify against the real clock), so
+/// the JavaScript bindings check their options' numbers with it first; Python refuses
+/// the same values itself.
+pub fn non_finite(path: &str, x: f64) -> Error {
+    let got = if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    };
+    wrong_type(path, "a finite number", got)
+}
+
 /// Reads a call's options from the host value: `null` is none given; a `null`
 /// option is that option not given.
 pub fn read<T: Options>(value: Value, naming: Naming) -> Result<T> {

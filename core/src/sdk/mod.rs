@@ -143,7 +143,7 @@ fn first_line_is_an_object(bytes: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return false;
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.strip_prefix(validate::BOM).unwrap_or(text);
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     // A request (it has `events`) followed by more text is a request with trailing
     // text, whose error says so, not the first of many events.

@@ -405,8 +405,8 @@ fn body_error(message: String) -> Error {
     Error::Validation(vec![Violation::new("body", message)])
 }
 
-/// The UTF-8 byte order mark.
-const BOM: &str = "\u{feff}";
+/// The UTF-8 byte order mark, which every reader of an input ignores at its start.
+pub(crate) const BOM: &str = "\u{feff}";
 
 /// Parses and validates an ingest request from raw JSON bytes.
 pub fn ingest_request_bytes(bytes: &[u8], options: &Options) -> Result<IngestRequest> {

@@ -219,6 +219,26 @@ pub(super) fn whole_number<'de, D: serde::Deserializer<'de>>(
         .map_err(|_| serde::de::Error::custom(format!("must be a whole number, got {:?}", text)))
 }
 
+/// A whole-number query parameter `name` read by [`whole_number`], `default` when not
+/// given, checked to be from 1 to `max`: `limit: must be from 1 to 100, got -1`.
+pub(super) fn from_one_to(
+    name: &str,
+    given: Option<i64>,
+    default: u32,
+    max: u32,
+) -> Result<u32, ApiError> {
+    let given = given.unwrap_or(i64::from(default));
+    u32::try_from(given)
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| {
+            ApiError::new(
+                Code::ValidationError,
+                format!("{name}: must be from 1 to {max}, got {given}"),
+            )
+        })
+}
+
 /// A time field of a request body, RFC 3339 with an offset, in UTC; the error names
 /// `path`.
 pub(super) fn time_field(path: &str, text: &str) -> Result<DateTime<Utc>, ApiError> {

@@ -458,16 +458,7 @@ pub(super) async fn history(
     QueryParams(query): QueryParams<DaysQuery>,
 ) -> Result<Json<HistoryView>, ApiError> {
     check_deployment(&deployment_id)?;
-    let given = query.days.unwrap_or(i64::from(DAYS_DEFAULT));
-    let Some(days) = u32::try_from(given)
-        .ok()
-        .filter(|n| (1..=DAYS_MAX).contains(n))
-    else {
-        return Err(ApiError::new(
-            Code::ValidationError,
-            format!("days: must be from 1 to {DAYS_MAX}, got {given}"),
-        ));
-    };
+    let days = super::body::from_one_to("days", query.days, DAYS_DEFAULT, DAYS_MAX)?;
     let to = state.clock.now();
     let from = to - Duration::days(i64::from(days));
     let org = &caller.key.org_id;

@@ -25,16 +25,7 @@ impl PageQuery {
     /// case, without hyphens, braced, `urn:uuid:`), as a path id is, and given back
     /// in the one the ids are stored in.
     pub fn checked(self, what: &str) -> Result<(u32, Option<String>), ApiError> {
-        let given = self.limit.unwrap_or(i64::from(PAGE_DEFAULT));
-        let Some(limit) = u32::try_from(given)
-            .ok()
-            .filter(|n| (1..=PAGE_MAX).contains(n))
-        else {
-            return Err(ApiError::new(
-                Code::ValidationError,
-                format!("limit: must be from 1 to {PAGE_MAX}, got {given}"),
-            ));
-        };
+        let limit = super::body::from_one_to("limit", self.limit, PAGE_DEFAULT, PAGE_MAX)?;
         let cursor = match self.cursor.as_deref().map(uuid::Uuid::parse_str) {
             None => None,
             Some(Ok(id)) => Some(id.hyphenated().to_string()),
