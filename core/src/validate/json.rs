@@ -24,14 +24,30 @@ pub(super) fn from_str(text: &str) -> serde_json::Result<Value> {
 }
 
 /// Why `text` is not JSON as the contract reads it, after `is not valid JSON` or
-/// `is`: serde_json's message, except that its recursion limit (128 arrays and
-/// objects inside each other) is said in words a caller can act on.
+/// `is`: serde_json's message, except where it would mislead. Its recursion limit (128
+/// arrays and objects inside each other) is said in words a caller can act on, and so
+/// is a `\u` escape of half a surrogate pair: serde_json calls a lone low half
+/// (`\udc00`) a "lone leading surrogate" and a high half with nothing after it an
+/// "unexpected end of hex escape".
 pub(super) fn why_not(e: &serde_json::Error) -> String {
     let message = e.to_string();
-    match message.strip_prefix("recursion limit exceeded") {
-        Some(at) => format!(
+    if let Some(at) = message.strip_prefix("recursion limit exceeded") {
+        return format!(
             "is nested too deeply: more than {NESTING_LIMIT} arrays and objects inside each \
              other{at} (metadata may nest at most 8 levels)"
+        );
+    }
+    let surrogate = [
+        "lone leading surrogate in hex escape",
+        "unexpected end of hex escape",
+    ]
+    .iter()
+    .find_map(|m| message.strip_prefix(m));
+    match surrogate {
+        Some(at) => format!(
+            "is not valid JSON: a \\u escape of half a surrogate pair (\\ud800 to \\udfff) \
+             must be a high half followed by a low half{at}; alone it is no character \
+             (write the character itself, or both halves)"
         ),
         None => format!("is not valid JSON: {message}"),
     }

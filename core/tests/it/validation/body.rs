@@ -123,3 +123,33 @@ fn json_nested_past_the_readers_limit_is_said_in_words() {
     );
     assert!(validate::parse_body(at_limit.as_bytes()).is_ok());
 }
+
+#[test]
+fn half_a_surrogate_pair_is_said_in_words() {
+    // serde_json's own words would call a lone low half a "lone leading surrogate" and
+    // a high half with nothing after it an "unexpected end of hex escape".
+    let said = "is not valid JSON: a \\u escape of half a surrogate pair (\\ud800 to \\udfff) \
+                must be a high half followed by a low half";
+    for (escape, at) in [
+        (r"\udc00", "at line 1 column 73"),
+        (r"\ud800", "at line 1 column 74"),
+        (r"\ud800\ud800", "at line 1 column 79"),
+        (r"\ud800x", "at line 1 column 74"),
+    ] {
+        let body = format!(
+            r#"{{"deployment_id": "a", "events": [{{"actor_id": "u", "content": "hi {escape}"}}]}}"#
+        );
+        assert_eq!(
+            body_error(body.as_bytes()),
+            format!(
+                "{said} {at}; alone it is no character (write the character itself, or both \
+                 halves)"
+            ),
+            "{escape}"
+        );
+    }
+    // A whole pair is a character.
+    let pair =
+        r#"{"deployment_id": "a", "events": [{"actor_id": "u", "content": "hi \ud83d\ude00"}]}"#;
+    assert!(validate::parse_body(pair.as_bytes()).is_ok());
+}
