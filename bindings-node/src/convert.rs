@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 
 use napi::bindgen_prelude::{
-    Either, Either3, FromNapiValue, Function, JsObjectValue, Object, Uint8ArraySlice, Unknown,
+    Either, FromNapiValue, Function, JsObjectValue, Object, Uint8ArraySlice, Unknown,
 };
-use napi::{Env, JsError, JsValue, ValueType};
+use napi::{Env, JsError, JsString, JsValue, ValueType};
 use serde_json::Value;
 use undertone_core::sdk::Source;
 use undertone_core::sdk::host::{self, wrong_type};
@@ -92,20 +92,20 @@ pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
         Some(v) if v.get_type()? == ValueType::Undefined => Ok(Value::Null),
         Some(v) => {
             finite_numbers(env, v)?;
-            env.from_js_value(v)
-                .map_err(|_| wrong(env, "options", "an object of strings and numbers", v))
+            let options = env
+                .from_js_value(v)
+                .map_err(|_| wrong(env, "options", "an object of strings and numbers", v))?;
+            if host::has_replacement(&options) {
+                whole_characters(env, v)?;
+            }
+            Ok(options)
         }
     }
 }
 
 /// Fails on an option that is a number JSON cannot write (`host::non_finite`).
 fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
-    if options.get_type()? != ValueType::Object || options.is_array()? {
-        return Ok(());
-    }
-    let object = Object::from_unknown(options)?;
-    for name in Object::keys(&object)? {
-        let value: Unknown<'_> = object.get_named_property(&name)?;
+    for (name, value) in entries(options)? {
         if value.get_type()? == ValueType::Number {
             let x = f64::from_unknown(value)?;
             if !x.is_finite() {
@@ -116,19 +116,60 @@ fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
     Ok(())
 }
 
-/// A file's contents (a string as UTF-8); `None` for another type.
-pub fn contents(value: Unknown<'_>) -> Option<Vec<u8>> {
-    match Either::<String, Uint8ArraySlice<'_>>::from_unknown(value).ok()? {
-        Either::A(text) => Some(text.into_bytes()),
-        Either::B(bytes) => Some(bytes.to_vec()),
+/// Fails on an option whose strings hold half a surrogate pair (`host::lone_surrogate`):
+/// `JSON.stringify` writes such a half as a `\ud800`-style escape and a whole pair as
+/// its character.
+fn whole_characters(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
+    for (name, value) in entries(options)? {
+        if stringify(env, value)?.is_some_and(|json| host::escapes_a_surrogate(&json)) {
+            return Err(Failure::from(host::lone_surrogate(&name)).into_js(env));
+        }
     }
+    Ok(())
+}
+
+/// The own properties of a plain object, in order; none for any other value.
+fn entries<'e>(value: Unknown<'e>) -> napi::Result<Vec<(String, Unknown<'e>)>> {
+    if value.get_type()? != ValueType::Object || value.is_array()? {
+        return Ok(Vec::new());
+    }
+    let object = Object::from_unknown(value)?;
+    Object::keys(&object)?
+        .into_iter()
+        .map(|name| Ok((name.clone(), object.get_named_property(&name)?)))
+        .collect()
+}
+
+/// A JavaScript string as Rust text, or a `VALIDATION_ERROR` at `path` if it holds
+/// half a surrogate pair (`host::lone_surrogate`). napi writes such a half as U+FFFD,
+/// so only a text with U+FFFD in it is read again, as UTF-16, to tell the two apart.
+pub fn text(env: &Env, value: Unknown<'_>, path: &str) -> napi::Result<String> {
+    let s = String::from_unknown(value)?;
+    if s.contains('\u{FFFD}') {
+        let utf16 = JsString::from_unknown(value)?.into_utf16()?;
+        if char::decode_utf16(utf16.as_slice().iter().copied()).any(|c| c.is_err()) {
+            return Err(Failure::from(host::lone_surrogate(path)).into_js(env));
+        }
+    }
+    Ok(s)
+}
+
+/// A file's contents (a string as UTF-8, checked by [`text`] at `path`); `None` for
+/// another type.
+pub fn contents(env: &Env, value: Unknown<'_>, path: &str) -> napi::Result<Option<Vec<u8>>> {
+    if value.get_type()? == ValueType::String {
+        return Ok(Some(text(env, value, path)?.into_bytes()));
+    }
+    Ok(Uint8ArraySlice::from_unknown(value)
+        .ok()
+        .map(|b| b.to_vec()))
 }
 
 /// What an input must be, as its `VALIDATION_ERROR` says.
 const INPUT: &str = "a request object, an array of events, a file path or a Uint8Array";
 
-/// What JavaScript may pass as an input.
-pub type JsInput<'env> = Either3<String, Uint8ArraySlice<'env>, Unknown<'env>>;
+/// What JavaScript may pass as an input: bytes, or any other value (a string is a path).
+pub type JsInput<'env> = Either<Uint8ArraySlice<'env>, Unknown<'env>>;
 
 /// An input read off the JavaScript thread: owned, so an async task can carry it.
 #[derive(Debug, Clone)]
@@ -145,9 +186,9 @@ impl Input {
     /// `VALIDATION_ERROR` at `path`, the argument's name, as in the wasm package.
     pub fn from_js(env: &Env, value: JsInput<'_>, path: &str) -> napi::Result<Self> {
         Ok(match value {
-            Either3::A(path) => Self::Path(path),
-            Either3::B(bytes) => Self::Bytes(bytes.to_vec()),
-            Either3::C(v) => match stringify(env, v)? {
+            Either::A(bytes) => Self::Bytes(bytes.to_vec()),
+            Either::B(v) if v.get_type()? == ValueType::String => Self::Path(text(env, v, path)?),
+            Either::B(v) => match stringify(env, v)? {
                 Some(json) => Self::Bytes(json.into_bytes()),
                 None => return Err(wrong(env, path, INPUT, v)),
             },

@@ -166,18 +166,20 @@ fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8
         let read = |name: String| -> napi::Result<(String, Vec<u8>)> {
             let value: Unknown<'_> = object.get_named_property(&name)?;
             let (at, expected) = (format!("files.{name}"), "a string or a Uint8Array");
-            let bytes = contents(value).ok_or_else(|| wrong(env, &at, expected, value))?;
+            let bytes =
+                contents(env, value, &at)?.ok_or_else(|| wrong(env, &at, expected, value))?;
             Ok((name, bytes))
         };
         return names.into_iter().map(read).collect();
     }
     if kind == ValueType::String {
-        let path = String::from_unknown(files)?;
+        let path = convert::text(env, files, "files")?;
         return undertone_files::read_tree(path.as_ref())
             .map_err(|e| Failure::from(e).into_js(env));
     }
     let expected = "a string, a Uint8Array or an object of file names to strings or Uint8Arrays";
-    let bytes = contents(files).ok_or_else(|| wrong(env, "files", expected, files))?;
+    let bytes =
+        contents(env, files, "files")?.ok_or_else(|| wrong(env, "files", expected, files))?;
     Ok(vec![("input".to_owned(), bytes)])
 }
 
@@ -194,7 +196,7 @@ pub fn import_conversations<'env>(
     options: Option<Unknown<'_>>,
 ) -> napi::Result<Unknown<'env>> {
     let format = match format.get_type()? {
-        ValueType::String => String::from_unknown(format)?,
+        ValueType::String => convert::text(env, format, "format")?,
         _ => return Err(wrong(env, "format", "a string", format)),
     };
     let files = read_files(env, files)?;
@@ -224,7 +226,7 @@ fn mapping_and_rest(
     for name in Object::keys(&object)? {
         let value: Unknown<'_> = object.get_named_property(&name)?;
         if name == "mapping" && value.is_typedarray()? {
-            mapping = contents(value);
+            mapping = contents(env, value, "mapping")?;
         } else {
             rest.insert(name, convert::options(env, Some(value))?);
         }
@@ -249,9 +251,9 @@ pub fn verify_signature(
     if secret.get_type()? != ValueType::String {
         return Err(wrong(env, "secret", "a string", secret));
     }
-    let secret = String::from_unknown(secret)?;
-    let body =
-        contents(body).ok_or_else(|| wrong(env, "body", "a string or a Uint8Array", body))?;
+    let secret = convert::text(env, secret, "secret")?;
+    let body = contents(env, body, "body")?
+        .ok_or_else(|| wrong(env, "body", "a string or a Uint8Array", body))?;
     let pairs = header_pairs(env, headers)?;
     let clock = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

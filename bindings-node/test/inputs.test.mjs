@@ -187,3 +187,28 @@ test('scoreAsync and driftAsync report a bad argument as a rejected Promise, nev
     })
   }
 })
+
+test('half a surrogate pair in a string is refused at its name, not read as U+FFFD', () => {
+  const lone = 'holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, which is no character; it cannot be read as text'
+  const refusedAt = (fn, path) =>
+    assert.throws(fn, (e) => {
+      assert.equal(e.code, 'VALIDATION_ERROR')
+      assert.deepEqual(e.details, [{ path, message: lone }])
+      return true
+    })
+  // Read as UTF-8 this deployment would silently be 'bot\uFFFD', another deployment.
+  refusedAt(() => score(request.events, { deploymentId: 'bot\uD800' }), 'deploymentId')
+  refusedAt(() => score(request.events, { deploymentId: '\uDC00bot' }), 'deploymentId')
+  refusedAt(() => drift(example, example, { beforeLabel: 'old\uD83D' }), 'beforeLabel')
+  refusedAt(() => score('events\uDFFF.jsonl'), 'input')
+  refusedAt(() => drift(example, 'after\uD800.json'), 'after')
+  // A real U+FFFD and a whole pair are text.
+  const fine = score(request.events, { deploymentId: 'bot\uFFFD\uD83D\uDE00' })
+  assert.equal(fine.intelligence.deployment_id, 'bot\uFFFD\uD83D\uDE00')
+  // Inside an object the half is escaped by JSON.stringify, and the JSON reader says so.
+  const events = [{ ...request.events[0], content: 'hi \uD800' }]
+  assert.throws(
+    () => score(events, { deploymentId: 'bot' }),
+    (e) => e.code === 'VALIDATION_ERROR' && /half a surrogate pair/.test(e.details[0].message),
+  )
+})

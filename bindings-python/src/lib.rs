@@ -65,16 +65,42 @@ fn wrong(py: Python<'_>, path: &str, expected: &str, value: &Bound<'_, PyAny>) -
     core_error(py, &wrong_type(path, expected, &got))
 }
 
-/// The options' JSON text (written by `json.dumps`) as a value for core.
+/// The options' JSON text (written by `json.dumps`) as a value for core. A string
+/// holding a lone surrogate, which `json.dumps` writes as an escape, is no text
+/// (`host::lone_surrogate`); the package checks each option's own string first, so
+/// only one deeper inside (a `mapping`'s) is named `options`.
 fn options(py: Python<'_>, text: &str) -> PyResult<Value> {
-    serde_json::from_str(text)
-        .map_err(|e| core_error(py, &wrong_type("options", "JSON", &e.to_string())))
+    serde_json::from_str(text).map_err(|e| {
+        let error = match host::escapes_a_surrogate(text) {
+            true => host::lone_surrogate("options"),
+            false => wrong_type("options", "JSON", &e.to_string()),
+        };
+        core_error(py, &error)
+    })
+}
+
+/// The `ValidationError` for a `str` at `path` that holds a lone surrogate, which no
+/// UTF-8 text can carry (`host::lone_surrogate`): `str` arguments here, and the
+/// package's options before they become JSON.
+#[pyfunction]
+fn lone_surrogate(py: Python<'_>, path: &str) -> Py<PyAny> {
+    core_error(py, &host::lone_surrogate(path))
+        .into_value(py)
+        .into_any()
+}
+
+/// A `str` as text, or the `ValidationError` at `path` for one holding a lone
+/// surrogate (`PyString::to_string` would put U+FFFD in its place).
+fn text(s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
+    s.to_str()
+        .map(str::to_owned)
+        .map_err(|_| core_error(s.py(), &host::lone_surrogate(path)))
 }
 
 /// An input: a path (`str`), read and named by it, or bytes.
 fn input(value: &Bound<'_, PyAny>, path: &str) -> PyResult<(Vec<u8>, Option<String>)> {
     if let Ok(p) = value.cast::<PyString>() {
-        let p = p.to_string();
+        let p = text(p, path)?;
         return Ok((
             undertone_files::read_file(p.as_ref()).map_err(read_error)?,
             Some(p),
@@ -136,13 +162,14 @@ fn drift(
 /// A connector's files: a path's (`undertone_files::read_tree`), bytes named `input`,
 /// or a mapping of names to `str` or `bytes`, in its order.
 fn files(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<u8>)>> {
-    let contents = |v: &Bound<'_, PyAny>| match (v.cast::<PyString>(), v.cast::<PyBytes>()) {
-        (Ok(s), _) => Some(s.to_string().into_bytes()),
-        (_, Ok(b)) => Some(b.as_bytes().to_vec()),
-        _ => None,
-    };
+    let contents =
+        |v: &Bound<'_, PyAny>, at: &str| match (v.cast::<PyString>(), v.cast::<PyBytes>()) {
+            (Ok(s), _) => text(s, at).map(|t| Some(t.into_bytes())),
+            (_, Ok(b)) => Ok(Some(b.as_bytes().to_vec())),
+            _ => Ok(None),
+        };
     if let Ok(p) = value.cast::<PyString>() {
-        return undertone_files::read_tree(p.to_string().as_ref()).map_err(read_error);
+        return undertone_files::read_tree(text(p, "files")?.as_ref()).map_err(read_error);
     }
     if let Ok(b) = value.cast::<PyBytes>() {
         return Ok(vec![("input".to_owned(), b.as_bytes().to_vec())]);
@@ -157,8 +184,8 @@ fn files(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<
         let name: String = name
             .extract()
             .map_err(|_| wrong(py, "files", "a mapping with str names", &name))?;
-        let bytes =
-            contents(&v).ok_or_else(|| wrong(py, &format!("files.{name}"), "str or bytes", &v))?;
+        let at = format!("files.{name}");
+        let bytes = contents(&v, &at)?.ok_or_else(|| wrong(py, &at, "str or bytes", &v))?;
         out.push((name, bytes));
     }
     Ok(out)
@@ -178,8 +205,8 @@ fn import_conversations(
 ) -> PyResult<String> {
     let format = format
         .cast::<PyString>()
-        .map_err(|_| wrong(py, "format", "str", format))?
-        .to_string();
+        .map_err(|_| wrong(py, "format", "str", format))?;
+    let format = text(format, "format")?;
     let (files, options) = (self::files(py, files)?, self::options(py, options)?);
     let files: Vec<File<'_>> = files
         .iter()
@@ -219,5 +246,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(drift, m)?)?;
     m.add_function(wrap_pyfunction!(import_conversations, m)?)?;
     m.add_function(wrap_pyfunction!(verify_signature, m)?)?;
+    m.add_function(wrap_pyfunction!(lone_surrogate, m)?)?;
     Ok(())
 }

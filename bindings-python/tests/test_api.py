@@ -159,3 +159,36 @@ def test_an_option_of_the_wrong_type_is_a_validation_error_at_its_name() -> None
     with pytest.raises(undertone.ValidationError) as caught:
         undertone.verify_signature("s", b"", {}, tolerance_secs=0.5)  # type: ignore[arg-type]
     assert caught.value.details[0]["path"] == "tolerance_secs"
+
+
+LONE = (
+    "holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, which is no character; "
+    "it cannot be read as text"
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "path"),
+    [
+        (lambda: undertone.score(events(), deployment_id="bot\ud800"), "deployment_id"),
+        (lambda: undertone.drift(EXAMPLE, EXAMPLE, after_label="\udc00v2"), "after_label"),
+        (lambda: undertone.score("events\udfff.json"), "events_or_request"),
+        (lambda: undertone.import_conversations("chatgpt\ud800", b"[]"), "format"),
+        (lambda: undertone.import_conversations("chatgpt", {"a.json": "[\ud800]"}), "files.a.json"),
+    ],
+)
+def test_a_lone_surrogate_in_a_str_is_a_validation_error_at_its_name(call: object, path: str) -> None:
+    # A str may hold one; UTF-8 cannot, and U+FFFD in its place would be another id.
+    with pytest.raises(undertone.ValidationError) as caught:
+        call()  # type: ignore[operator]
+    assert caught.value.details == [{"path": path, "message": LONE}]
+
+
+def test_a_lone_surrogate_inside_an_event_is_named_by_the_json_reader() -> None:
+    broken = [dict(events()[0], content="hi \ud800")]
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.score(broken, deployment_id="bot")
+    assert "half a surrogate pair" in caught.value.details[0]["message"]
+    # A real U+FFFD and a whole character beyond the BMP are text.
+    fine = undertone.score(events(), deployment_id="bot\ufffd\U0001f600")
+    assert fine["intelligence"]["deployment_id"] == "bot\ufffd\U0001f600"

@@ -54,22 +54,58 @@ pub fn from_json(result: Result<String, Error>) -> Result<JsValue, JsValue> {
 /// An options object as JSON for core (`undefined` and `null`: none given).
 pub fn options(v: &JsValue) -> Result<Value, JsValue> {
     // A number JSON cannot write (`host::non_finite`).
-    if v.is_object() && !Array::is_array(v) {
-        for entry in Object::entries(v.unchecked_ref()).iter() {
-            let entry: Array = entry.unchecked_into();
-            if let (Some(name), Some(x)) = (entry.get(0).as_string(), entry.get(1).as_f64())
-                && !x.is_finite()
-            {
-                return Err(throw(host::non_finite(&name, x)));
+    for (name, value) in entries(v) {
+        if let Some(x) = value.as_f64()
+            && !x.is_finite()
+        {
+            return Err(throw(host::non_finite(&name, x)));
+        }
+    }
+    let options: Value =
+        serde_wasm_bindgen::from_value(v.clone()).map_err(|_| wrong("options", "an object", v))?;
+    // Half a surrogate pair reaches Rust as U+FFFD: look again (`host::lone_surrogate`).
+    if host::has_replacement(&options) {
+        for (name, value) in entries(v) {
+            let json = JSON::stringify(&value).ok().and_then(|s| s.as_string());
+            if json.is_some_and(|json| host::escapes_a_surrogate(&json)) {
+                return Err(throw(host::lone_surrogate(&name)));
             }
         }
     }
-    serde_wasm_bindgen::from_value(v.clone()).map_err(|_| wrong("options", "an object", v))
+    Ok(options)
+}
+
+/// The own properties of a plain object, in order; none for any other value.
+fn entries(v: &JsValue) -> Vec<(String, JsValue)> {
+    if !v.is_object() || Array::is_array(v) {
+        return Vec::new();
+    }
+    Object::entries(v.unchecked_ref())
+        .iter()
+        .map(|entry| {
+            let entry: Array = entry.unchecked_into();
+            (entry.get(0).as_string().unwrap_or_default(), entry.get(1))
+        })
+        .collect()
+}
+
+/// A JavaScript string as Rust text (`None` for another type), or the error at `path`
+/// if it holds half a surrogate pair (`host::lone_surrogate`). wasm-bindgen writes such
+/// a half as U+FFFD, so only a text with U+FFFD in it is read again to tell the two
+/// apart.
+fn text(v: &JsValue, path: &str) -> Result<Option<String>, JsValue> {
+    let Some(s) = v.as_string() else {
+        return Ok(None);
+    };
+    if s.contains('\u{FFFD}') && !v.unchecked_ref::<js_sys::JsString>().is_valid_utf16() {
+        return Err(throw(host::lone_surrogate(path)));
+    }
+    Ok(Some(s))
 }
 
 /// A `string` or `Uint8Array` as bytes (a string as UTF-8).
 pub fn bytes(v: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
-    if let Some(s) = v.as_string() {
+    if let Some(s) = text(v, path)? {
         Ok(s.into_bytes())
     } else if let Some(a) = v.dyn_ref::<Uint8Array>() {
         Ok(a.to_vec())
@@ -133,7 +169,7 @@ pub fn mapping_and_rest(v: &JsValue) -> Result<(Option<Vec<u8>>, Value), JsValue
 
 /// A string argument.
 pub fn string(v: &JsValue, path: &str) -> Result<String, JsValue> {
-    v.as_string().ok_or_else(|| wrong(path, "a string", v))
+    text(v, path)?.ok_or_else(|| wrong(path, "a string", v))
 }
 
 /// Webhook headers as (name, value) pairs: a plain object whose values are strings or

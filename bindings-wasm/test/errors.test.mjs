@@ -91,3 +91,24 @@ test("drift labels default to before and after", () => {
   assert.equal(d.direction, "stable");
   assert.equal(d.overall_drift, 0);
 });
+
+test("half a surrogate pair in a string is refused at its name, not read as U+FFFD", () => {
+  const lone = [
+    "holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, which is no character;",
+    "it cannot be read as text",
+  ].join(" ");
+  const at = (path) => [{ path, message: lone }];
+  // Read as UTF-8 this deployment would silently be "bot\uFFFD", another deployment.
+  assert.deepStrictEqual(thrown(() => wasm.score(events, { deploymentId: "bot\uD800" })).details, at("deploymentId"));
+  assert.deepStrictEqual(thrown(() => wasm.drift(events, events, { afterLabel: "\uDC00" })).details, at("afterLabel"));
+  const jsonl = events.map((e) => JSON.stringify(e)).join("\n");
+  assert.deepStrictEqual(
+    thrown(() => wasm.score(`${jsonl}\n`.replace("refund", "ref\uD800und"), { deploymentId: "bot" })).details,
+    at("input"),
+  );
+  assert.deepStrictEqual(thrown(() => wasm.importConversations("mapping\uDFFF", "{}")).details, at("format"));
+  assert.deepStrictEqual(thrown(() => wasm.verifySignature("s", "body\uD800", {})).details, at("body"));
+  // A real U+FFFD and a whole pair are text.
+  const fine = wasm.score(events, { deploymentId: "bot\uFFFD\uD83D\uDE00" });
+  assert.equal(fine.intelligence.deployment_id, "bot\uFFFD\uD83D\uDE00");
+});

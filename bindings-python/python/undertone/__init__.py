@@ -76,12 +76,30 @@ def _read(value: Input) -> Union[str, bytes]:
     if not isinstance(value, (Mapping, list, tuple)) and isinstance(value, Iterable):
         value = list(value)  # a generator of events
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=_encode)
+    if not _is_text(text):
+        # A lone surrogate: written as an escape, the core's reader says where it is.
+        text = json.dumps(value, allow_nan=False, default=_encode)
     return text.encode("utf-8")
 
 
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is text: no lone surrogate (U+D800 to U+DFFF), which a Python
+    ``str`` may hold but UTF-8 cannot."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _options(**options: Any) -> str:
-    """The options given (not ``None``) as JSON text, for the core to read and check."""
-    return json.dumps({k: v for k, v in options.items() if v is not None}, default=_encode)
+    """The options given (not ``None``) as JSON text, for the core to read and check.
+    Raises ``ValidationError`` at an option whose ``str`` holds a lone surrogate."""
+    given = {k: v for k, v in options.items() if v is not None}
+    for name, value in given.items():
+        if isinstance(value, str) and not _is_text(value):
+            raise _native.lone_surrogate(name)
+    return json.dumps(given, default=_encode)
 
 
 def _seconds(now: Any) -> Any:

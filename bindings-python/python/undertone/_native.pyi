@@ -5,6 +5,7 @@ from typing import Optional, Union
 
 __all__ = ["DEFAULT_TOLERANCE_SECS", "SCORER_VERSION", "UndertoneError", "ValidationError"]
 __all__ += ["drift", "import_conversations", "score", "validate", "verify_signature"]
+__all__ += ["lone_surrogate"]
 
 SCORER_VERSION: str
 DEFAULT_TOLERANCE_SECS: int
@@ -28,3 +29,6 @@ def import_conversations(
 def verify_signature(
     secret: str, body: bytes, headers: list[tuple[str, str]], options: str, clock: int
 ) -> bool: ...
+
+# The ValidationError for a str at `path` holding a lone surrogate (no UTF-8 text can).
+def lone_surrogate(path: str) -> ValidationError: ...

@@ -155,6 +155,54 @@ pub fn non_finite(path: &str, x: f64) -> Error {
     wrong_type(path, "a finite number", got)
 }
 
+/// The `VALIDATION_ERROR` for a host string that is not well-formed UTF-16: it holds
+/// half of a surrogate pair on its own. JavaScript allows such strings, but they are
+/// no text, and turning them into UTF-8 would silently put U+FFFD in their place (a
+/// `deploymentId` of `"bot\uD800"` would become another deployment), so the JavaScript
+/// bindings refuse them first; Python refuses them itself.
+pub fn lone_surrogate(path: &str) -> Error {
+    Error::Validation(vec![Violation::new(
+        path,
+        "holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, which is no \
+         character; it cannot be read as text",
+    )])
+}
+
+/// Whether any string or key in `value` holds U+FFFD, as the JavaScript bindings
+/// receive half a surrogate pair: the sign to look again ([`lone_surrogate`]).
+pub fn has_replacement(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains('\u{FFFD}'),
+        Value::Array(items) => items.iter().any(has_replacement),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.contains('\u{FFFD}') || has_replacement(v)),
+        _ => false,
+    }
+}
+
+/// Whether JSON text escapes half a surrogate pair (`\ud800` to `\udfff`), as
+/// `JSON.stringify` writes a lone half (and a whole pair as its character).
+pub fn escapes_a_surrogate(json: &str) -> bool {
+    let bytes = json.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // An escape: `\\` followed by `ud800` is a backslash and then text.
+        if let [b'u', d, x, ..] = bytes[i + 1..]
+            && d.eq_ignore_ascii_case(&b'd')
+            && matches!(x.to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
+        {
+            return true;
+        }
+        i += 2;
+    }
+    false
+}
+
 /// Reads a call's options from the host value: `null` is none given; a `null`
 /// option is that option not given.
 pub fn read<T: Options>(value: Value, naming: Naming) -> Result<T> {
@@ -525,6 +573,27 @@ mod tests {
             .iter()
             .map(|v| (v.path.clone(), v.message.clone()))
             .collect()
+    }
+
+    #[test]
+    fn json_text_is_searched_for_escaped_surrogate_halves() {
+        // As `JSON.stringify` writes a lone half; a whole pair is written as its character.
+        assert!(escapes_a_surrogate(r#""bot\ud800""#));
+        assert!(escapes_a_surrogate(r#"{"a": "\uDC00x"}"#));
+        assert!(escapes_a_surrogate(r#""\\\ud800""#));
+        assert!(!escapes_a_surrogate(r#""bot\\ud800""#));
+        assert!(!escapes_a_surrogate(r#""\u00e9 \u2028 \ud7ff \ue000""#));
+        assert!(!escapes_a_surrogate("\"😀\""));
+        assert!(!escapes_a_surrogate(r#""\u"#));
+        assert!(!escapes_a_surrogate(r"\"));
+    }
+
+    #[test]
+    fn a_replacement_character_is_found_at_any_depth() {
+        assert!(!has_replacement(&json!({"a": ["b", {"c": "d"}], "e": 1})));
+        assert!(has_replacement(&json!({"a": ["b", {"c": "d\u{FFFD}"}]})));
+        assert!(has_replacement(&json!({"a\u{FFFD}": 1})));
+        assert!(has_replacement(&json!("\u{FFFD}")));
     }
 
     #[test]
