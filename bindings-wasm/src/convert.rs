@@ -119,8 +119,10 @@ pub fn input(v: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
     if v.is_string() || v.is_instance_of::<Uint8Array>() {
         return bytes(v, path);
     }
-    // `undefined`, functions and symbols have no JSON form; cycles and BigInts throw.
-    match JSON::stringify(v).ok().and_then(|s| s.as_string()) {
+    // `undefined`, functions and symbols have no JSON form. What `JSON.stringify` throws
+    // (a cycle, a BigInt, the caller's own getter) is thrown as it is, as in Node: it
+    // says more than "got object".
+    match JSON::stringify(v)?.as_string() {
         Some(json) => Ok(json.into_bytes()),
         None => Err(wrong(
             path,

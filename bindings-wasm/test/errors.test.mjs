@@ -112,3 +112,18 @@ test("half a surrogate pair in a string is refused at its name, not read as U+FF
   const fine = wasm.score(events, { deploymentId: "bot\uFFFD\uD83D\uDE00" });
   assert.equal(fine.intelligence.deployment_id, "bot\uFFFD\uD83D\uDE00");
 });
+
+test("what JSON.stringify throws for an input is thrown as it is, as in Node", () => {
+  const cycle = { deployment_id: "b", events: [] };
+  cycle.self = cycle;
+  assert.throws(() => wasm.score(cycle), (e) => e instanceof TypeError && /circular/.test(e.message));
+  assert.throws(() => wasm.score({ n: 1n }), (e) => e instanceof TypeError && /BigInt/.test(e.message));
+  const mine = new RangeError("the caller's own");
+  const getter = {
+    deployment_id: "b",
+    get events() {
+      throw mine;
+    },
+  };
+  assert.throws(() => wasm.drift(refund.input, getter), (e) => e === mine);
+});
