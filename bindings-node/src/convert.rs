@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use napi::bindgen_prelude::{
-    Either, FromNapiValue, Function, JsObjectValue, Object, Uint8ArraySlice, Unknown,
+    ArrayBuffer, Either, FromNapiValue, Function, JsObjectValue, Object, Uint8ArraySlice, Unknown,
 };
 use napi::{Env, JsError, JsString, JsValue, ValueType};
 use serde_json::Value;
@@ -54,15 +54,61 @@ impl Failure {
 }
 
 /// The `VALIDATION_ERROR` for `value` at `path`, which should be `expected`; the
-/// type is named as JavaScript does (`number`, `null`, `array`, …).
+/// type is named as JavaScript does (`number`, `null`, `array`, `Map`, …).
 pub fn wrong(env: &Env, path: &str, expected: &str, value: Unknown<'_>) -> napi::Error {
     let got = match value.get_type() {
         Ok(ValueType::Object) if value.is_array().unwrap_or(false) => "array".to_owned(),
-        Ok(ValueType::Object) if value.is_typedarray().unwrap_or(false) => "a typed array".into(),
+        Ok(ValueType::Object) => match tag(env, value) {
+            Ok(tag) if tag == "Object" => "object".to_owned(),
+            Ok(tag) => tag,
+            Err(e) => return e,
+        },
         Ok(other) => other.to_string().to_lowercase(),
         Err(e) => return e,
     };
     Failure::from(wrong_type(path, expected, &got)).into_js(env)
+}
+
+/// What `Object.prototype.toString` calls an object: `Object`, `Map`, `ArrayBuffer`,
+/// `Int16Array`, …
+fn tag(env: &Env, value: Unknown<'_>) -> napi::Result<String> {
+    let object: Function<'_, (), ()> = env.get_global()?.get_named_property("Object")?;
+    let prototype: Object<'_> = object.get_named_property("prototype")?;
+    let to_string: Function<'_, (), String> = prototype.get_named_property("toString")?;
+    let text = to_string.apply(value, ())?;
+    let name = text
+        .strip_prefix("[object ")
+        .and_then(|t| t.strip_suffix(']'));
+    Ok(name.unwrap_or(&text).to_owned())
+}
+
+/// Bytes given as binary data: a `Uint8Array` (a `Buffer`), an `ArrayBuffer` (what
+/// `await response.arrayBuffer()` gives) or a `DataView`. `Err(None)` for a value
+/// that is no binary data; `Err(Some(tag))` for binary data or a collection whose
+/// JSON would be misread (`Int16Array`, `Map`, `Set`: `{}` or numbered keys).
+pub fn binary(env: &Env, value: Unknown<'_>) -> napi::Result<Result<Vec<u8>, Option<String>>> {
+    if value.get_type()? != ValueType::Object || value.is_array()? {
+        return Ok(Err(None));
+    }
+    if let Ok(bytes) = Uint8ArraySlice::from_unknown(value) {
+        return Ok(Ok(bytes.to_vec()));
+    }
+    let tag = tag(env, value)?;
+    Ok(match tag.as_str() {
+        "ArrayBuffer" => Ok(ArrayBuffer::from_unknown(value)?.to_vec()),
+        "DataView" => {
+            let view = Object::from_unknown(value)?;
+            let buffer: Unknown<'_> = view.get_named_property("buffer")?;
+            let buffer = ArrayBuffer::from_unknown(buffer)?;
+            let at: u32 = view.get_named_property("byteOffset")?;
+            let length: u32 = view.get_named_property("byteLength")?;
+            let (at, length) = (at as usize, length as usize);
+            Ok(buffer[at..at + length].to_vec())
+        }
+        "Map" | "Set" | "WeakMap" | "WeakSet" | "SharedArrayBuffer" => Err(Some(tag)),
+        _ if value.is_typedarray()? => Err(Some(tag)),
+        _ => Err(None),
+    })
 }
 
 /// The engine's own `JSON.<name>`.
@@ -154,19 +200,18 @@ pub fn text(env: &Env, value: Unknown<'_>, path: &str) -> napi::Result<String> {
     Ok(s)
 }
 
-/// A file's contents (a string as UTF-8, checked by [`text`] at `path`); `None` for
-/// another type.
+/// A file's contents: a string as UTF-8 (checked by [`text`] at `path`) or binary
+/// data ([`binary`]); `None` for another type.
 pub fn contents(env: &Env, value: Unknown<'_>, path: &str) -> napi::Result<Option<Vec<u8>>> {
     if value.get_type()? == ValueType::String {
         return Ok(Some(text(env, value, path)?.into_bytes()));
     }
-    Ok(Uint8ArraySlice::from_unknown(value)
-        .ok()
-        .map(|b| b.to_vec()))
+    Ok(binary(env, value)?.ok())
 }
 
 /// What an input must be, as its `VALIDATION_ERROR` says.
-const INPUT: &str = "a request object, an array of events, a file path or a Uint8Array";
+const INPUT: &str =
+    "a request object, an array of events, a file path, a Uint8Array or an ArrayBuffer";
 
 /// What JavaScript may pass as an input: bytes, or any other value (a string is a path).
 pub type JsInput<'env> = Either<Uint8ArraySlice<'env>, Unknown<'env>>;
@@ -181,18 +226,28 @@ pub enum Input {
 }
 
 impl Input {
-    /// A string is a path, bytes are copied, any other value becomes its
-    /// `JSON.stringify` text. A value without JSON (`undefined`, a function) is a
-    /// `VALIDATION_ERROR` at `path`, the argument's name, as in the wasm package.
+    /// A string is a path, binary data ([`binary`]) is copied, any other value becomes
+    /// its `JSON.stringify` text. A value without JSON (`undefined`, a function) or
+    /// whose JSON would be misread (a `Map`) is a `VALIDATION_ERROR` at `path`, the
+    /// argument's name, as in the wasm package.
     pub fn from_js(env: &Env, value: JsInput<'_>, path: &str) -> napi::Result<Self> {
         Ok(match value {
             Either::A(bytes) => Self::Bytes(bytes.to_vec()),
             Either::B(v) if v.get_type()? == ValueType::String => Self::Path(text(env, v, path)?),
-            Either::B(v) => match stringify(env, v)? {
-                Some(json) => Self::Bytes(json.into_bytes()),
-                None => return Err(wrong(env, path, INPUT, v)),
+            Either::B(v) => match binary(env, v)? {
+                Ok(bytes) => Self::Bytes(bytes),
+                Err(Some(_)) => return Err(wrong(env, path, INPUT, v)),
+                Err(None) => Self::json(env, v, path)?,
             },
         })
+    }
+
+    /// Any other value as its `JSON.stringify` text.
+    fn json(env: &Env, v: Unknown<'_>, path: &str) -> napi::Result<Self> {
+        match stringify(env, v)? {
+            Some(json) => Ok(Self::Bytes(json.into_bytes())),
+            None => Err(wrong(env, path, INPUT, v)),
+        }
     }
 
     /// The bytes, read from the file if this is a path.

@@ -159,28 +159,31 @@ pub fn drift_async<'env>(
 /// `files` as (name, contents): a path's files (`undertone_files::read_tree`), bytes
 /// or text as one file named `input`, or an object's files in its own order.
 fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8>)>> {
-    let kind = files.get_type()?;
-    if kind == ValueType::Object && !files.is_typedarray()? && !files.is_array()? {
-        let object = Object::from_unknown(files)?;
-        let names = Object::keys(&object)?;
-        let read = |name: String| -> napi::Result<(String, Vec<u8>)> {
-            let value: Unknown<'_> = object.get_named_property(&name)?;
-            let (at, expected) = (format!("files.{name}"), "a string or a Uint8Array");
-            let bytes =
-                contents(env, value, &at)?.ok_or_else(|| wrong(env, &at, expected, value))?;
-            Ok((name, bytes))
-        };
-        return names.into_iter().map(read).collect();
+    const EXPECTED: &str = "a string, a Uint8Array, an ArrayBuffer or an object of file names \
+                            to strings, Uint8Arrays or ArrayBuffers";
+    match files.get_type()? {
+        ValueType::String => {
+            let path = convert::text(env, files, "files")?;
+            undertone_files::read_tree(path.as_ref()).map_err(|e| Failure::from(e).into_js(env))
+        }
+        ValueType::Object if !files.is_array()? => match convert::binary(env, files)? {
+            Ok(bytes) => Ok(vec![("input".to_owned(), bytes)]),
+            Err(Some(_)) => Err(wrong(env, "files", EXPECTED, files)),
+            Err(None) => {
+                let object = Object::from_unknown(files)?;
+                let read = |name: String| -> napi::Result<(String, Vec<u8>)> {
+                    let value: Unknown<'_> = object.get_named_property(&name)?;
+                    let at = format!("files.{name}");
+                    let expected = "a string, a Uint8Array or an ArrayBuffer";
+                    let bytes = contents(env, value, &at)?
+                        .ok_or_else(|| wrong(env, &at, expected, value))?;
+                    Ok((name, bytes))
+                };
+                Object::keys(&object)?.into_iter().map(read).collect()
+            }
+        },
+        _ => Err(wrong(env, "files", EXPECTED, files)),
     }
-    if kind == ValueType::String {
-        let path = convert::text(env, files, "files")?;
-        return undertone_files::read_tree(path.as_ref())
-            .map_err(|e| Failure::from(e).into_js(env));
-    }
-    let expected = "a string, a Uint8Array or an object of file names to strings or Uint8Arrays";
-    let bytes =
-        contents(env, files, "files")?.ok_or_else(|| wrong(env, "files", expected, files))?;
-    Ok(vec![("input".to_owned(), bytes)])
 }
 
 /// Reads the files of a conversation export into an ingest request:
@@ -239,7 +242,7 @@ fn mapping_and_rest(
 /// values, or anything iterable as `[name, value]` pairs: a fetch `Headers`, a `Map`,
 /// an array of pairs.
 #[napi(
-    ts_args_type = "secret: string, body: string | Uint8Array, headers: WebhookHeaders, options?: VerifyOptions | null"
+    ts_args_type = "secret: string, body: string | Uint8Array | ArrayBuffer | DataView, headers: WebhookHeaders, options?: VerifyOptions | null"
 )]
 pub fn verify_signature(
     env: &Env,
@@ -252,8 +255,14 @@ pub fn verify_signature(
         return Err(wrong(env, "secret", "a string", secret));
     }
     let secret = convert::text(env, secret, "secret")?;
-    let body = contents(env, body, "body")?
-        .ok_or_else(|| wrong(env, "body", "a string or a Uint8Array", body))?;
+    let body = contents(env, body, "body")?.ok_or_else(|| {
+        wrong(
+            env,
+            "body",
+            "a string, a Uint8Array or an ArrayBuffer",
+            body,
+        )
+    })?;
     let pairs = header_pairs(env, headers)?;
     let clock = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -185,7 +185,7 @@ test('a mapping is refused with another format', () => {
 })
 
 test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
-  const files = 'must be a string, a Uint8Array or an object of file names to strings or Uint8Arrays'
+  const files = 'must be a string, a Uint8Array, an ArrayBuffer or an object of file names to strings, Uint8Arrays or ArrayBuffers'
   wrongType(() => importConversations('chatgpt', 42), 'files', `${files}, got number`)
   wrongType(() => importConversations('chatgpt'), 'files', `${files}, got undefined`)
   wrongType(() => importConversations('chatgpt', [chatgpt]), 'files', `${files}, got array`)
@@ -193,7 +193,7 @@ test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
   wrongType(
     () => importConversations('chatgpt', { 'x.json': 1 }),
     'files.x.json',
-    'must be a string or a Uint8Array, got number',
+    'must be a string, a Uint8Array or an ArrayBuffer, got number',
   )
   wrongType(
     () => importConversations('chatgpt', chatgpt, { mapping: 3 }),

@@ -94,7 +94,7 @@ test('an array without deploymentId names the deploymentId option', () => {
 })
 
 test('an input without JSON (undefined, a function) is refused at its name', () => {
-  const expected = 'must be a request object, an array of events, a file path or a Uint8Array'
+  const expected = 'must be a request object, an array of events, a file path, a Uint8Array or an ArrayBuffer'
   assert.throws(
     () => score(undefined),
     (e) => {
@@ -211,4 +211,28 @@ test('half a surrogate pair in a string is refused at its name, not read as U+FF
     () => score(events, { deploymentId: 'bot' }),
     (e) => e.code === 'VALIDATION_ERROR' && /half a surrogate pair/.test(e.details[0].message),
   )
+})
+
+test('an ArrayBuffer or a DataView is bytes; a Map, a Set or another typed array is refused', () => {
+  const json = new TextEncoder().encode(JSON.stringify(request))
+  // What `await response.arrayBuffer()` gives, and a view into part of a larger buffer.
+  assert.deepEqual(score(json.buffer), reference)
+  const padded = new Uint8Array(json.length + 8)
+  padded.set(json, 4)
+  assert.deepEqual(score(new DataView(padded.buffer, 4, json.length)), reference)
+  const input = 'must be a request object, an array of events, a file path, a Uint8Array or an ArrayBuffer'
+  // Their JSON would be `{}` or numbered keys: a misleading "deployment_id: is required".
+  for (const [value, got] of [
+    [new Map(Object.entries(request)), 'Map'],
+    [new Set([1]), 'Set'],
+    [new Int16Array(2), 'Int16Array'],
+  ]) {
+    assert.throws(
+      () => score(value),
+      (e) => {
+        assert.deepEqual(e.details, [{ path: 'input', message: `${input}, got ${got}` }])
+        return true
+      },
+    )
+  }
 })

@@ -88,7 +88,7 @@ test('an argument or a clock of the wrong kind is a VALIDATION_ERROR at its name
   })
   refused(() => verifySignature(), 'secret', 'must be a string, got undefined')
   refused(() => verifySignature(1, body, headers), 'secret', 'must be a string, got number')
-  refused(() => verifySignature(secret, 2, headers), 'body', 'must be a string or a Uint8Array, got number')
+  refused(() => verifySignature(secret, 2, headers), 'body', 'must be a string, a Uint8Array or an ArrayBuffer, got number')
   refused(() => verifySignature(secret, body, null), 'headers',
     'must be an object of header names to values, or an iterable of [name, value] pairs, got null')
   refused(() => verifySignature(secret, body, { 'webhook-id': 5 }), 'headers.webhook-id',

@@ -2,7 +2,7 @@
 //! and errors back. A value of the wrong type is core's `VALIDATION_ERROR` at the
 //! argument's name, as in Python and Node.
 
-use js_sys::{Array, JSON, Object, Reflect, Uint8Array};
+use js_sys::{Array, ArrayBuffer, JSON, Object, Reflect, Uint8Array};
 use serde_json::Value;
 use undertone_core::Error;
 use undertone_core::sdk::host::{self, wrong_type};
@@ -32,18 +32,65 @@ fn set(target: &JsValue, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &key.into(), value);
 }
 
-/// The thrown error for `got` at `path`, which should be `expected`.
+/// The thrown error for `got` at `path`, which should be `expected`; the type is
+/// named as JavaScript does (`number`, `null`, `array`, `Map`, …).
 pub fn wrong(path: &str, expected: &str, got: &JsValue) -> JsValue {
     let name = if got.is_null() {
         "null".to_owned()
     } else if Array::is_array(got) {
         "array".to_owned()
-    } else if got.is_instance_of::<Uint8Array>() {
-        "Uint8Array".to_owned()
+    } else if got.is_object() {
+        match tag(got) {
+            tag if tag == "Object" => "object".to_owned(),
+            tag => tag,
+        }
     } else {
         got.js_typeof().as_string().unwrap_or_default()
     };
     throw(wrong_type(path, expected, &name))
+}
+
+/// The name of an object's constructor: `Object`, `Map`, `ArrayBuffer`, `Int16Array`,
+/// … (`Object` when it has none).
+fn tag(v: &JsValue) -> String {
+    Reflect::get(v, &"constructor".into())
+        .and_then(|c| Reflect::get(&c, &"name".into()))
+        .ok()
+        .and_then(|n| n.as_string())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "Object".to_owned())
+}
+
+/// Bytes given as binary data: a `Uint8Array`, an `ArrayBuffer` (what `await
+/// response.arrayBuffer()` and `await file.arrayBuffer()` give) or a `DataView`.
+/// `Err(None)` for a value that is no binary data; `Err(Some(()))` for binary data or
+/// a collection whose JSON would be misread (`Int16Array`, `Map`, `Set`: `{}` or
+/// numbered keys).
+fn binary(v: &JsValue) -> Result<Vec<u8>, Option<()>> {
+    if !v.is_object() || Array::is_array(v) {
+        return Err(None);
+    }
+    if let Some(bytes) = v.dyn_ref::<Uint8Array>() {
+        return Ok(bytes.to_vec());
+    }
+    if v.is_instance_of::<ArrayBuffer>() {
+        return Ok(Uint8Array::new(v).to_vec());
+    }
+    if let Some(view) = v.dyn_ref::<js_sys::DataView>() {
+        let bytes = Uint8Array::new_with_byte_offset_and_length(
+            &view.buffer(),
+            view.byte_offset() as u32,
+            view.byte_length() as u32,
+        );
+        return Ok(bytes.to_vec());
+    }
+    let misread = v.is_instance_of::<js_sys::Map>()
+        || v.is_instance_of::<js_sys::Set>()
+        || v.is_instance_of::<js_sys::WeakMap>()
+        || v.is_instance_of::<js_sys::WeakSet>()
+        || v.is_instance_of::<js_sys::SharedArrayBuffer>()
+        || ArrayBuffer::is_view(v);
+    Err(misread.then_some(()))
 }
 
 /// Core's JSON text as a JavaScript value.
@@ -103,45 +150,50 @@ fn text(v: &JsValue, path: &str) -> Result<Option<String>, JsValue> {
     Ok(Some(s))
 }
 
-/// A `string` or `Uint8Array` as bytes (a string as UTF-8).
+/// A string (as UTF-8) or binary data ([`binary`]) as bytes.
 pub fn bytes(v: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
-    if let Some(s) = text(v, path)? {
-        Ok(s.into_bytes())
-    } else if let Some(a) = v.dyn_ref::<Uint8Array>() {
-        Ok(a.to_vec())
-    } else {
-        Err(wrong(path, "a string or a Uint8Array", v))
+    match text(v, path)? {
+        Some(s) => Ok(s.into_bytes()),
+        None => binary(v).map_err(|_| wrong(path, "a string, a Uint8Array or an ArrayBuffer", v)),
     }
 }
 
-/// An input: text or bytes as they are, any other value as its JSON text.
+/// An input: text or binary data as they are, any other value as its JSON text.
 pub fn input(v: &JsValue, path: &str) -> Result<Vec<u8>, JsValue> {
-    if v.is_string() || v.is_instance_of::<Uint8Array>() {
-        return bytes(v, path);
+    const EXPECTED: &str =
+        "a request object, an array of events, JSON text, a Uint8Array or an ArrayBuffer";
+    if let Some(s) = text(v, path)? {
+        return Ok(s.into_bytes());
+    }
+    match binary(v) {
+        Ok(bytes) => return Ok(bytes),
+        Err(Some(())) => return Err(wrong(path, EXPECTED, v)),
+        Err(None) => {}
     }
     // `undefined`, functions and symbols have no JSON form. What `JSON.stringify` throws
     // (a cycle, a BigInt, the caller's own getter) is thrown as it is, as in Node: it
     // says more than "got object".
     match JSON::stringify(v)?.as_string() {
         Some(json) => Ok(json.into_bytes()),
-        None => Err(wrong(
-            path,
-            "a request object, an array of events, JSON text or a Uint8Array",
-            v,
-        )),
+        None => Err(wrong(path, EXPECTED, v)),
     }
 }
 
 /// Connector files as (name, contents): one file (a string or a `Uint8Array`) named
 /// `input`, or a plain object of file names to contents, in its own order.
 pub fn files(v: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
-    if v.is_string() || v.is_instance_of::<Uint8Array>() {
-        return Ok(vec![("input".to_owned(), bytes(v, "files")?)]);
+    const EXPECTED: &str = "a string, a Uint8Array, an ArrayBuffer or an object of file names \
+                            to strings, Uint8Arrays or ArrayBuffers";
+    if let Some(s) = text(v, "files")? {
+        return Ok(vec![("input".to_owned(), s.into_bytes())]);
     }
-    if !v.is_object() || Array::is_array(v) {
-        let expected =
-            "a string, a Uint8Array or an object of file names to strings or Uint8Arrays";
-        return Err(wrong("files", expected, v));
+    match binary(v) {
+        Ok(bytes) => return Ok(vec![("input".to_owned(), bytes)]),
+        Err(Some(())) => return Err(wrong("files", EXPECTED, v)),
+        Err(None) if !v.is_object() || Array::is_array(v) => {
+            return Err(wrong("files", EXPECTED, v));
+        }
+        Err(None) => {}
     }
     Object::entries(v.unchecked_ref())
         .iter()

@@ -129,7 +129,7 @@ test("a mapping is refused with another format", () => {
 });
 
 test("arguments of the wrong JavaScript type are VALIDATION_ERRORs at their name", () => {
-  const files = "must be a string, a Uint8Array or an object of file names to strings or Uint8Arrays";
+  const files = "must be a string, a Uint8Array, an ArrayBuffer or an object of file names to strings, Uint8Arrays or ArrayBuffers";
   assert.deepStrictEqual(violation(() => wasm.importConversations("chatgpt", 42)), {
     path: "files",
     message: `${files}, got number`,
@@ -144,7 +144,7 @@ test("arguments of the wrong JavaScript type are VALIDATION_ERRORs at their name
   });
   assert.deepStrictEqual(violation(() => wasm.importConversations("chatgpt", { "x.json": 1 })), {
     path: "files.x.json",
-    message: "must be a string or a Uint8Array, got number",
+    message: "must be a string, a Uint8Array or an ArrayBuffer, got number",
   });
   assert.deepStrictEqual(violation(() => wasm.importConversations(7, chatgpt)), {
     path: "format",

@@ -63,7 +63,7 @@ test("arguments of the wrong JavaScript type are VALIDATION_ERRORs at their name
   assert.deepStrictEqual(thrown(() => wasm.score(undefined)).details, [
     {
       path: "input",
-      message: "must be a request object, an array of events, JSON text or a Uint8Array, got undefined",
+      message: "must be a request object, an array of events, JSON text, a Uint8Array or an ArrayBuffer, got undefined",
     },
   ]);
   assert.equal(thrown(() => wasm.drift(refund.input, () => 1)).details[0].path, "after");
@@ -126,4 +126,29 @@ test("what JSON.stringify throws for an input is thrown as it is, as in Node", (
     },
   };
   assert.throws(() => wasm.drift(refund.input, getter), (e) => e === mine);
+});
+
+test("an ArrayBuffer or a DataView is bytes; a Map, a Set or another typed array is refused", () => {
+  const json = new TextEncoder().encode(JSON.stringify(refund.input));
+  const expected = JSON.stringify(wasm.score(json));
+  // What `await response.arrayBuffer()` gives, and a view into part of a larger buffer.
+  assert.equal(JSON.stringify(wasm.score(json.buffer)), expected);
+  const padded = new Uint8Array(json.length + 8);
+  padded.set(json, 4);
+  assert.equal(JSON.stringify(wasm.score(new DataView(padded.buffer, 4, json.length))), expected);
+  const input = "must be a request object, an array of events, JSON text, a Uint8Array or an ArrayBuffer";
+  // Their JSON would be `{}` or numbered keys: a misleading "deployment_id: is required".
+  for (const [value, got] of [
+    [new Map(Object.entries(refund.input)), "Map"],
+    [new Set([1]), "Set"],
+    [new Int16Array(2), "Int16Array"],
+  ]) {
+    assert.deepStrictEqual(thrown(() => wasm.score(value)).details, [{ path: "input", message: `${input}, got ${got}` }]);
+  }
+  // A connector file too: read as the same bytes as a Uint8Array.
+  const bytes = new TextEncoder().encode("[]");
+  const asBytes = thrown(() => wasm.importConversations("chatgpt", { "a.json": bytes }));
+  const asBuffer = thrown(() => wasm.importConversations("chatgpt", { "a.json": bytes.buffer }));
+  assert.equal(asBuffer.message, asBytes.message);
+  assert.match(asBuffer.message, /^a\.json: no chatgpt conversation/);
 });
