@@ -91,15 +91,39 @@ impl Error {
     }
 }
 
+/// The last violation of a list cut at `listed` violations: how many more there were.
+pub(crate) fn unlisted(count: usize, listed: usize) -> Violation {
+    Violation::new("body", format!("{count} {UNLISTED} (at most {listed} are)"))
+}
+
+/// What [`unlisted`] says after its count.
+const UNLISTED: &str = "more problems not listed";
+
+/// How many problems `violations` stand for: each one listed, plus those an
+/// [`unlisted`] violation at the end counts (itself no problem of the input).
+fn problem_count(violations: &[Violation]) -> usize {
+    let more = violations.last().and_then(|v| {
+        let (count, rest) = v.message.split_once(' ')?;
+        let count: usize = count.parse().ok()?;
+        (v.path == "body" && rest.starts_with(UNLISTED)).then_some(count)
+    });
+    match more {
+        Some(more) => violations.len() - 1 + more,
+        None => violations.len(),
+    }
+}
+
 fn summarize(violations: &[Violation]) -> String {
     match violations {
         [] => "the input is invalid".to_owned(),
         [one] => one.to_string(),
-        [first, rest @ ..] => format!(
-            "{} problems in the input; first: {first} (and {} more)",
-            violations.len(),
-            rest.len()
-        ),
+        [first, ..] => {
+            let total = problem_count(violations);
+            format!(
+                "{total} problems in the input; first: {first} (and {} more)",
+                total - 1
+            )
+        }
     }
 }
 

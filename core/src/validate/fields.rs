@@ -41,13 +41,8 @@ impl Collector {
     /// The validation error holding everything collected.
     pub(crate) fn into_error(mut self) -> Error {
         if self.unlisted > 0 {
-            self.violations.push(Violation::new(
-                "body",
-                format!(
-                    "{} more problems not listed (at most {MAX_LISTED_VIOLATIONS} are)",
-                    self.unlisted
-                ),
-            ));
+            self.violations
+                .push(crate::error::unlisted(self.unlisted, MAX_LISTED_VIOLATIONS));
         }
         Error::Validation(self.violations)
     }

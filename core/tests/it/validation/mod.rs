@@ -699,6 +699,13 @@ fn listed_violations_are_capped() {
             "2003 more problems not listed (at most 1000 are)".to_owned()
         )
     );
+    // The summary counts the problems, not the entries: the last one is a count.
+    let err = validate::ingest_request_bytes(body.to_string().as_bytes(), &Options::default())
+        .expect_err("invalid");
+    assert_eq!(
+        err.to_string(),
+        "3003 problems in the input; first: events[0].actor_id: is required (and 3002 more)"
+    );
 }
 
 #[test]
