@@ -37,8 +37,8 @@ pub struct ScoreArgs {
     /// Input layout.
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     input_format: Format,
-    /// Read FILE as an export in this format (chatgpt, claude) and score what
-    /// `undertone import --from` makes of it.
+    /// Read FILE as an export in this format (chatgpt, claude, zendesk, intercom,
+    /// slack, or mapping:FILE) and score what `undertone import --from` makes of it.
     #[arg(long)]
     from: Option<String>,
     /// Print errors as the JSON error envelope on standard output.

@@ -27,9 +27,9 @@ pub struct ServeArgs {
     addr: SocketAddr,
     #[command(flatten)]
     database: DatabaseArg,
-    /// Scoring workers [default: the number of CPUs].
-    #[arg(long)]
-    workers: Option<usize>,
+    /// Scoring workers, at least 1 [default: the number of CPUs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    workers: Option<u32>,
     /// Jobs the queue may hold before ingest answers 503.
     #[arg(long, default_value_t = 1000)]
     queue_capacity: u64,
@@ -186,7 +186,7 @@ async fn serve(args: &ServeArgs) -> Result<(), CliError> {
              use this for local development and tests only"
         );
     }
-    let workers = args.workers.unwrap_or_else(|| {
+    let workers = args.workers.map(|n| n as usize).unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2)

@@ -125,6 +125,47 @@ fn unknown_format_is_a_usage_error() {
 }
 
 #[test]
+fn serve_refuses_zero_workers_before_it_starts() {
+    // Zero would start one worker anyway while the log said 0.
+    let out = run(
+        &["serve", "--workers", "0", "--addr", "127.0.0.1:1"],
+        None,
+        None,
+    );
+    assert!(
+        out.stderr
+            .starts_with("error: invalid value '0' for '--workers <WORKERS>': 0 is not in 1..="),
+        "{:?}",
+        out.stderr
+    );
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.code, Some(2));
+}
+
+#[test]
+fn score_help_names_every_import_format() {
+    let out = run(&["score", "--help"], None, None);
+    let from = out.stdout.split("--from").nth(1).expect("--from is listed");
+    let from: String = from
+        .split("--json")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for format in [
+        "chatgpt",
+        "claude",
+        "zendesk",
+        "intercom",
+        "slack",
+        "mapping:FILE",
+    ] {
+        assert!(from.contains(format), "{format} missing from {from:?}");
+    }
+}
+
+#[test]
 fn version_flag_prints_the_version() {
     let out = run(&["--version"], None, None);
     assert_ok_line(&out, &format!("undertone {}", env!("CARGO_PKG_VERSION")));
