@@ -389,6 +389,7 @@ pub struct TestData {
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
         (status = 404, description = "No such endpoint for this key", body = ErrorEnvelope),
+        (status = 409, description = "The endpoint was disabled for failing every attempt", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
     ),
@@ -399,6 +400,19 @@ pub(super) async fn test(
     PathParam(id): PathParam<String>,
 ) -> Result<Response, ApiError> {
     let hook = owned(&state, &caller, &id).await?;
+    // A disabled endpoint receives nothing, a test included: a 202 would claim a
+    // delivery that is never made.
+    if let Some(disabled) = &hook.disabled {
+        return Err(ApiError::new(
+            Code::Conflict,
+            format!(
+                "this webhook was disabled at {} ({}) and receives nothing, a test \
+                 included; delete it and register it again once it answers",
+                time(&disabled.at),
+                disabled.reason
+            ),
+        ));
+    }
     let now = state.clock.now();
     let event_id = derived_id(&[TEST_KIND, &hook.id, &uuid::Uuid::new_v4().to_string()]);
     let data = TestData {

@@ -173,7 +173,20 @@ async fn an_endpoint_that_fails_every_attempt_is_disabled_and_listed_so() {
         listed["disabled"]["reason"],
         "every attempt failed for more than 0.5 s"
     );
-    // A disabled endpoint gets no more events.
+    // A disabled endpoint gets no more events, and a test is refused, not queued.
     assert_eq!(hooks.emit(&event("evt-after", KIND)).await, 0);
+    let (status, refused) = hooks
+        .call(Method::POST, &format!("/api/v1/webhooks/{hook}/test"), None)
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{refused}");
+    assert_eq!(refused["error"]["code"], "CONFLICT");
+    let at = listed["disabled"]["at"].as_str().expect("a time");
+    assert_eq!(
+        refused["error"]["message"],
+        format!(
+            "this webhook was disabled at {at} (every attempt failed for more than 0.5 s) and \
+             receives nothing, a test included; delete it and register it again once it answers"
+        )
+    );
     hooks.stop().await;
 }

@@ -48,6 +48,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 429:
         response_429 = ErrorEnvelope.from_dict(response.json())
 
