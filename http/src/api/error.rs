@@ -84,6 +84,18 @@ pub struct Detail {
     pub message: String,
 }
 
+impl Detail {
+    /// The violation a message `path: what is wrong` names; one without a path is
+    /// about the `body` as a whole.
+    pub fn of(message: &str) -> Self {
+        let (path, what) = message.split_once(": ").unwrap_or(("body", message));
+        Detail {
+            path: path.to_owned(),
+            message: what.to_owned(),
+        }
+    }
+}
+
 /// An error a handler or middleware answers with.
 #[derive(Debug)]
 pub struct ApiError {
@@ -94,12 +106,19 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    /// An error with `code` and `message`.
+    /// An error with `code` and `message`. A `VALIDATION_ERROR` written as
+    /// `path: what is wrong` (every one the service writes itself) carries that one
+    /// violation in `details`, as those from the input contract carry theirs.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
+        let message = message.into();
+        let details = match code {
+            Code::ValidationError => vec![Detail::of(&message)],
+            _ => Vec::new(),
+        };
         Self {
             code,
-            message: message.into(),
-            details: Vec::new(),
+            message,
+            details,
             retry_after: None,
         }
     }

@@ -3,7 +3,7 @@
 use rmcp::model::{ContentBlock, IntoContents};
 use serde_json::{Value, json};
 
-use crate::api::error::Code;
+use crate::api::error::{Code, Detail};
 
 /// A tool call that failed: the REST error object `{code, message, details?}`, plus
 /// `retry_after_seconds` when the API said when to retry. As a tool result it is the
@@ -12,9 +12,17 @@ use crate::api::error::Code;
 pub struct ToolError(pub Value);
 
 impl ToolError {
-    /// An error with `code` and `message`.
+    /// An error with `code` and `message`; a `VALIDATION_ERROR` carries its one
+    /// violation in `details`, as the REST service's do (`Detail::of`).
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        ToolError(json!({"code": code, "message": message.into()}))
+        let message = message.into();
+        match code {
+            Code::ValidationError => {
+                let details = [Detail::of(&message)];
+                ToolError(json!({"code": code, "message": message, "details": details}))
+            }
+            _ => ToolError(json!({"code": code, "message": message})),
+        }
     }
 
     /// Adds `retry_after_seconds`: when to try again.

@@ -260,6 +260,19 @@ async fn ingest_then_get_session_gives_the_scores_of_local_scoring() {
     let (e, bad) = tool(&svc, &svc.key, "get_session", json!({"session": id})).await;
     assert!(e);
     assert_eq!(bad["error"]["code"], "VALIDATION_ERROR");
+    // An argument of the wrong type names its violation in `details`, as REST does.
+    let args = json!({"session_id": id, "event_index": "x", "dimension": "frustration_buildup"});
+    let (e, bad) = tool(&svc, &svc.key, "explain_score", args).await;
+    assert!(e);
+    let message = bad["error"]["message"].as_str().expect("a message");
+    assert!(
+        message.starts_with("arguments: invalid type: string \"x\""),
+        "{bad}"
+    );
+    assert_eq!(
+        bad["error"]["details"],
+        json!([{"path": "arguments", "message": message.strip_prefix("arguments: ").unwrap()}])
+    );
 }
 
 #[tokio::test]

@@ -304,6 +304,14 @@ fn unknown_id() -> String {
 /// An error reply: `status`, JSON, and exactly `{"error": {"code", "message"}}`.
 #[track_caller]
 fn assert_error(reply: &Reply, status: StatusCode, code: &str, message: &str) {
+    if code == "VALIDATION_ERROR" {
+        // docs/service.md: a validation error lists its violations in `details`; one
+        // the service writes itself, `path: what is wrong`, is its one violation.
+        let (path, what) = message.split_once(": ").unwrap_or(("body", message));
+        let details = json!([{"path": path, "message": what}]);
+        let error = json!({"code": code, "message": message, "details": details});
+        return assert_error_with(reply, status, error);
+    }
     assert_error_with(reply, status, json!({"code": code, "message": message}));
 }
 
