@@ -593,7 +593,7 @@ fn regression_advice(
             .get(d)
             .evidence
             .iter()
-            .find(|e| e.contribution > 0.0 && e.signal != "baseline")
+            .find(|e| e.contribution > 0.0 && e.names_a_signal())
     });
     let change = match (x.before_median, x.after_median) {
         (Some(b), Some(a)) => format!(" (median {b:.2} → {a:.2})"),

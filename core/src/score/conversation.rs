@@ -448,7 +448,7 @@ fn roll_up(
         turns
             .iter()
             .flat_map(|t| t.layer_z.get(d).evidence.iter())
-            .filter(|e| e.signal != "baseline" && !e.signal.starts_with("carried_"))
+            .filter(|e| e.names_a_signal() && !e.signal.starts_with("carried_"))
             .filter(|e| !emits_zero(e.contribution)),
     );
     if items.len() > MAX_EVIDENCE {

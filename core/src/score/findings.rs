@@ -108,7 +108,7 @@ pub fn findings(
             .get(d)
             .evidence
             .iter()
-            .find(|e| e.contribution > 0.0 && e.signal != "baseline")
+            .find(|e| e.contribution > 0.0 && e.names_a_signal())
         {
             recommendations.push(recommend(d, e, reviews));
         }
@@ -122,7 +122,7 @@ pub fn findings(
             let driver = s
                 .evidence
                 .iter()
-                .find(|e| e.contribution > 0.0 && e.signal != "baseline")
+                .find(|e| e.contribution > 0.0 && e.names_a_signal())
                 .map(|e| format!("; the strongest driver is {}", describe(e)))
                 .unwrap_or_default();
             summary.push(if k == 0 {
@@ -281,8 +281,9 @@ pub fn signal_label(signal: &str) -> &str {
         .map_or(signal, |(_, l)| l)
 }
 
-const SIGNAL_LABELS: [(&str, &str); 58] = [
+const SIGNAL_LABELS: [(&str, &str); 59] = [
     ("baseline", "the base rate"),
+    ("other_signals", "smaller signals together"),
     (
         "carried_frustration",
         "frustration carried from earlier turns",
@@ -483,7 +484,7 @@ pub fn top_signals(
             .get(d)
             .evidence
             .iter()
-            .find(|e| e.signal != "baseline")
+            .find(|e| e.names_a_signal())
         {
             *m.entry(e.signal).or_insert(0) += 1;
         }

@@ -156,6 +156,18 @@ pub struct Evidence {
     pub detail: Option<Arc<str>>,
 }
 
+/// The signal of the item that holds a turn's smaller parts together, when more moved
+/// the score than [`MAX_EVIDENCE`] items can show: with it the items still add up.
+pub const OTHER_SIGNALS: &str = "other_signals";
+
+impl Evidence {
+    /// Whether the item names something seen in the conversation: not the `baseline`
+    /// (where every turn starts) nor [`OTHER_SIGNALS`] (several together).
+    pub fn names_a_signal(&self) -> bool {
+        self.signal != "baseline" && self.signal != OTHER_SIGNALS
+    }
+}
+
 /// One dimension's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::layer_z::{Evidence, MAX_EVIDENCE, emits_zero};
+use super::layer_z::{Evidence, MAX_EVIDENCE, OTHER_SIGNALS, emits_zero, evidence_order};
 
 /// The signed parts of one dimension's value on one turn, kept on the stack. Each
 /// part's detail is described by a small `D` and written out only for the few
@@ -58,7 +58,10 @@ impl<D: Copy> Parts<D> {
     /// The parts kept as evidence of turn `event_index`, each scaled by `factor` so
     /// they are in the score's units, in `layer_z::sort_evidence`'s order and number
     /// (on one turn: strongest first, then by signal; none that rounds to 0), with
-    /// `detail` writing out the details of those kept. The parts are used up: taken
+    /// `detail` writing out the details of those kept. When more parts moved the score
+    /// than [`MAX_EVIDENCE`] items can show, four are shown (the `baseline` and the
+    /// strongest others) and one [`OTHER_SIGNALS`] item holds the rest, so that the
+    /// items add up all the same. The parts are used up: taken
     /// by reference, so that the kilobyte they fill on the stack is not copied on the
     /// way in.
     ///
@@ -94,10 +97,19 @@ impl<D: Copy> Parts<D> {
         let first = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
             b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)) == Ordering::Less
         };
+        // When more parts moved the score than can be shown, one item holds the
+        // smaller ones together, so that the items still add up to the score; the
+        // `baseline`, where every turn starts, is shown whatever its size.
+        let folding = live > MAX_EVIDENCE;
+        let shown = if folding { MAX_EVIDENCE - 1 } else { live };
+        let picked_before = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
+            let (a_base, b_base) = (folding && a.0 == "baseline", folding && b.0 == "baseline");
+            (a_base && !b_base) || (a_base == b_base && first(a, b))
+        };
         let mut out = Vec::with_capacity(live.min(MAX_EVIDENCE));
-        while out.len() < MAX_EVIDENCE && live > 0 {
+        while out.len() < shown {
             let best = (1..live).fold(0, |best, k| {
-                if first(&items[k], &items[best]) {
+                if picked_before(&items[k], &items[best]) {
                     k
                 } else {
                     best
@@ -115,9 +127,41 @@ impl<D: Copy> Parts<D> {
                 detail: detail(d),
             });
         }
+        if live > 0 {
+            other_signals(&mut items[..live], event_index, &mut out);
+            out.sort_by(evidence_order);
+        }
         self.items.clear();
         out
     }
+}
+
+/// Adds to `out` the item that holds `rest`, the parts not shown, together
+/// ([`OTHER_SIGNALS`]); its detail names them, strongest first. None when they add up
+/// to what rounds to 0.
+fn other_signals<D>(
+    rest: &mut [(&'static str, f64, D)],
+    event_index: usize,
+    out: &mut Vec<Evidence>,
+) {
+    let contribution: f64 = rest.iter().map(|p| p.1).sum();
+    if emits_zero(contribution) {
+        return;
+    }
+    rest.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)));
+    let mut detail = format!("{} smaller signals:", rest.len());
+    for (k, (signal, ..)) in rest.iter().enumerate() {
+        detail.push_str(if k == 0 { " " } else { ", " });
+        detail.push_str(signal);
+    }
+    let other = Evidence {
+        signal: OTHER_SIGNALS,
+        event_index,
+        conversation_id: None,
+        contribution,
+        detail: Some(detail.into()),
+    };
+    out.push(other);
 }
 
 /// Saturates a non-negative level into [0, 1): `1 - exp(-k·level)`.

@@ -612,11 +612,23 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
     let unhealthy = 1.0 - p.healthy_score;
     let penalty = unhealthy + p.healthy_score * saturate(level, p.steepness);
     let score = 1.0 - penalty;
+    // The evidence adds up to the risk, `1 − score`: a `baseline` item (the risk of
+    // healthy trust) plus the parts, scaled into the penalty they caused. A level
+    // stops at 0, so only the relief that was used is shown.
+    let (push, relief) = (parts.push_total(), parts.relief_total());
+    if relief > push {
+        parts.scale_relief(push / relief);
+    }
+    let factor = match level > 1e-12 {
+        true => scale(penalty - unhealthy, level),
+        false => 1.0,
+    };
+    parts.add("baseline", unhealthy / factor, Said::Nothing);
     let mut d = DimensionScore::from_selected(
         Dimension::TrustCalibration,
         score,
         confidence,
-        parts.drain_evidence(scale(penalty - unhealthy, level), i, &mut |d| said(s, d)),
+        parts.drain_evidence(factor, i, &mut |d| said(s, d)),
     );
     // A mode names which way trust is off, so only outside the healthy band.
     d.mode = Some(if d.band == Band::Healthy {
@@ -643,18 +655,13 @@ fn dependency(s: &TurnSignals, confidence: f64) -> DimensionScore {
         -q.self_efficacy * m(s, Category::SelfEfficacy),
         Said::Phrase(Category::SelfEfficacy),
     );
-    let (push, relief) = (p.push_total(), p.relief_total());
-    if relief > push {
-        // The level stops at 0: show only the relief that was used.
-        p.scale_relief(push / relief);
-    }
-    let score = p.total().clamp(0.0, 1.0);
+    let (score, factor) = bounded(&mut p);
     // One turn says little about a trend over time.
     DimensionScore::from_selected(
         Dimension::DependencyDrift,
         score,
         q.confidence_share * confidence,
-        p.drain_evidence(1.0, i, &mut |d| said(s, d)),
+        p.drain_evidence(factor, i, &mut |d| said(s, d)),
     )
 }
 
@@ -715,13 +722,27 @@ fn escalation(
     }
     p.add("frustration", q.frustration * frustration, Said::Nothing);
     p.add("trust_risk", q.trust_risk * trust_risk, Said::Nothing);
-    let score = p.total().clamp(0.0, 1.0);
+    let (score, factor) = bounded(&mut p);
     DimensionScore::from_selected(
         Dimension::EscalationFriction,
         score,
         confidence,
-        p.drain_evidence(1.0, i, &mut |d| said(s, d)),
+        p.drain_evidence(factor, i, &mut |d| said(s, d)),
     )
+}
+
+/// A sum of parts held to [0, 1], and the factor that scales the parts to add up to
+/// it: below 0 only the relief that was used is kept, above 1 every part shrinks.
+fn bounded<D: Copy>(p: &mut Parts<D>) -> (f64, f64) {
+    let (push, relief) = (p.push_total(), p.relief_total());
+    if relief > push {
+        p.scale_relief(push / relief);
+    }
+    let total = p.total();
+    match total > 1.0 {
+        true => (1.0, 1.0 / total),
+        false => (total.max(0.0), 1.0),
+    }
 }
 
 /// Confidence of one turn's reading: more words, more to go on.

@@ -111,11 +111,12 @@ fn row(out: &mut String, z: &LayerZ) {
 }
 
 /// The strongest positive evidence of the worst dimension (by band, then risk) that has
-/// a signal to show: at least 0.05 of the score, not a baseline; a level carried over
+/// a signal to show: at least 0.05 of the score, not a baseline nor the smaller signals
+/// together; a level carried over
 /// from earlier turns only when the turn itself adds nothing.
 fn top_signal(z: &LayerZ) -> String {
     fn shown(s: &DimensionScore) -> Option<&Evidence> {
-        let strong = |e: &&Evidence| e.contribution >= 0.05 && e.signal != "baseline";
+        let strong = |e: &&Evidence| e.contribution >= 0.05 && e.names_a_signal();
         let carried = |e: &&Evidence| e.signal.starts_with("carried_");
         s.evidence
             .iter()

@@ -120,15 +120,25 @@ fn fixtures_score_with_sensible_bands() {
     // conversation is flagged abandoned does not hold under scorer 2.0:
     // known_gaps::forget_it_after_repeated_failures_is_abandoned.)
     let last = refund["turns"].as_array().unwrap().last().unwrap();
-    let giving_up = last["layer_z"]["silent_abandonment_risk"]["evidence"]
+    let evidence = last["layer_z"]["silent_abandonment_risk"]["evidence"]
         .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["signal"] == "giving_up")
-        .cloned()
-        .unwrap_or_else(|| panic!("{last:#}"));
-    assert!(giving_up["contribution"].as_f64().unwrap() > 0.0);
-    assert!(giving_up["detail"].as_str().unwrap().contains("\"forget\""));
+        .unwrap();
+    // Its own item, or one of the smaller signals held together in the last item.
+    match evidence.iter().find(|e| e["signal"] == "giving_up") {
+        Some(giving_up) => {
+            assert!(giving_up["contribution"].as_f64().unwrap() > 0.0);
+            assert!(giving_up["detail"].as_str().unwrap().contains("\"forget\""));
+        }
+        None => {
+            let other = evidence
+                .iter()
+                .find(|e| e["signal"] == "other_signals")
+                .unwrap_or_else(|| panic!("{last:#}"));
+            assert!(other["contribution"].as_f64().unwrap() > 0.0);
+            let named = other["detail"].as_str().unwrap();
+            assert!(named.contains("giving_up"), "{named}");
+        }
+    }
     let roth = &out["intelligence"]["conversations"][1];
     assert_eq!(roth["resolved"], true);
     let risk = |c: &Value| {
