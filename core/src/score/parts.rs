@@ -1,6 +1,7 @@
 //! Collecting a score's parts so that the evidence adds up to the score.
 
 use std::cmp::Ordering;
+use std::fmt::Write;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -149,7 +150,10 @@ fn other_signals<D>(
         return;
     }
     rest.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)));
-    let mut detail = format!("{} smaller signals:", rest.len());
+    // Written once, at its final size.
+    let names: usize = rest.iter().map(|p| p.0.len() + 2).sum();
+    let mut detail = String::with_capacity(names + 24);
+    let _ = write!(detail, "{} smaller signals:", rest.len());
     for (k, (signal, ..)) in rest.iter().enumerate() {
         detail.push_str(if k == 0 { " " } else { ", " });
         detail.push_str(signal);
