@@ -31,7 +31,7 @@ pub enum Code {
     RateLimited,
     /// Something failed on the server's side (500).
     InternalError,
-    /// The job queue is at capacity (503).
+    /// The job queue is at capacity, or the database cannot take a write now (503).
     ServiceUnavailable,
 }
 
@@ -174,10 +174,25 @@ impl From<undertone_core::Error> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
+    /// 503 with `Retry-After` when the database may take the request soon (full,
+    /// locked, out of connections: [`StoreError::transient`]); 500 otherwise.
     fn from(e: StoreError) -> Self {
-        Self::internal(e)
+        match e.transient() {
+            Some(why) => {
+                tracing::warn!(error = %e, "the database cannot take a request now");
+                Self::new(
+                    Code::ServiceUnavailable,
+                    format!("the database is {why}; try again shortly"),
+                )
+                .retry_after(DATABASE_RETRY_AFTER)
+            }
+            None => Self::internal(e),
+        }
     }
 }
+
+/// Seconds a client is asked to wait when the database cannot take a request now.
+const DATABASE_RETRY_AFTER: u64 = 5;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -201,5 +216,21 @@ impl IntoResponse for ApiError {
                 .insert(header::RETRY_AFTER, HeaderValue::from(s));
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_that_may_take_the_request_soon_is_503_with_retry_after() {
+        let busy = ApiError::from(StoreError::Database(sqlx::Error::PoolTimedOut));
+        let response = busy.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
+        let lasting = ApiError::from(StoreError::Corrupt("a column".into())).into_response();
+        assert_eq!(lasting.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(lasting.headers().get(header::RETRY_AFTER).is_none());
     }
 }

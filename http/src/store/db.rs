@@ -692,10 +692,24 @@ async fn open_sqlite(url: &str) -> StoreResult<SqlitePool> {
     create_private(options.get_filename())?;
     let pool = SqlitePoolOptions::new()
         .max_connections(SQLITE_CONNECTIONS)
+        .before_acquire(|conn, _| Box::pin(async move { Ok(outside_a_transaction(conn)) }))
         .connect_with(options)
         .await?;
     SQLITE_MIGRATOR.run(&pool).await?;
     Ok(pool)
+}
+
+/// Whether a pooled connection may be handed out: not while sqlx still counts it as
+/// inside a transaction. A COMMIT that fails (SQLite's "database or disk is full")
+/// can leave it so; every later BEGIN on it would then fail ("attempted to call
+/// begin_with at non-zero transaction depth"), long after the disk has room again.
+/// Such a connection is closed and another opened in its place.
+fn outside_a_transaction(conn: &mut impl sqlx::Connection) -> bool {
+    let clean = !conn.is_in_transaction();
+    if !clean {
+        tracing::warn!("a database connection left inside a failed transaction was closed");
+    }
+    clean
 }
 
 /// Creates a missing database file readable and writable by its owner only (0600):
@@ -728,6 +742,7 @@ async fn open_postgres(url: &str) -> StoreResult<(PgPool, Listener)> {
     let pool = PgPoolOptions::new()
         .max_connections(pool_size)
         .acquire_timeout(ACQUIRE_TIMEOUT)
+        .before_acquire(|conn, _| Box::pin(async move { Ok(outside_a_transaction(conn)) }))
         .connect_with(options.clone())
         .await?;
     POSTGRES_MIGRATOR.run(&pool).await?;
@@ -797,5 +812,29 @@ mod tests {
         let empty: [&str; 0] = [];
         let q = query("SELECT 1 WHERE b IN ($list)").bind_list(empty);
         assert_eq!(q.sql, "SELECT 1 WHERE b IN (NULL)");
+    }
+
+    #[tokio::test]
+    async fn a_connection_left_inside_a_transaction_is_not_handed_out_again() {
+        // What a COMMIT that failed on a full disk leaves behind: a connection sqlx
+        // counts as inside a transaction, back in the pool. Every BEGIN on it failed
+        // ("non-zero transaction depth") until the process restarted.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let pool = open_sqlite(&url).await.expect("opens");
+        for _ in 0..SQLITE_CONNECTIONS {
+            let mut conn = pool.acquire().await.expect("a connection");
+            let tx = sqlx::Connection::begin(&mut *conn).await.expect("begins");
+            // Neither committed nor rolled back, as after the failed COMMIT.
+            std::mem::forget(tx);
+            assert!(sqlx::Connection::is_in_transaction(&*conn));
+        }
+        for _ in 0..2 * SQLITE_CONNECTIONS {
+            let tx = pool
+                .begin_with("BEGIN IMMEDIATE")
+                .await
+                .expect("a fresh connection");
+            tx.commit().await.expect("commits");
+        }
     }
 }

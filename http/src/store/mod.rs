@@ -75,6 +75,51 @@ pub enum StoreError {
     Corrupt(String),
 }
 
+impl StoreError {
+    /// Why the database cannot take this request now but may soon: it is full, or
+    /// another writer holds it too long, or no connection is free. `None` for a
+    /// failure that retrying would not cure.
+    pub fn transient(&self) -> Option<&'static str> {
+        match self {
+            StoreError::Database(sqlx::Error::PoolTimedOut) => {
+                Some("busy: no connection came free in time")
+            }
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                let code = db.code();
+                let code = code.as_deref().unwrap_or_default();
+                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                    sqlite_transient(code.parse().ok()?)
+                } else {
+                    postgres_transient(code)
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// [`StoreError::transient`] for an SQLite result code (primary, the low byte of an
+/// extended one): full, busy, locked.
+fn sqlite_transient(code: i32) -> Option<&'static str> {
+    match code & 0xff {
+        13 => Some("full: the disk or the database's size limit has no room"),
+        5 | 6 => Some("busy: another writer holds it"),
+        _ => None,
+    }
+}
+
+/// [`StoreError::transient`] for a PostgreSQL SQLSTATE: insufficient resources, a
+/// server starting or stopping, a transaction that lost a race.
+fn postgres_transient(sqlstate: &str) -> Option<&'static str> {
+    match sqlstate {
+        "53100" => Some("full: the disk has no room"),
+        "53200" | "53300" => Some("out of resources"),
+        "57P01" | "57P02" | "57P03" => Some("restarting"),
+        "40001" | "40P01" => Some("busy: a concurrent transaction got in the way"),
+        _ => None,
+    }
+}
+
 /// Result of a store operation.
 pub type StoreResult<T> = Result<T, StoreError>;
 
@@ -143,4 +188,61 @@ fn parse_time(s: &str) -> StoreResult<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
         .map_err(|e| StoreError::Corrupt(format!("time `{s}`: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::Connection;
+
+    use super::{StoreError, postgres_transient, sqlite_transient};
+
+    #[test]
+    fn full_busy_and_locked_are_transient_and_nothing_else_is() {
+        // SQLite: SQLITE_FULL, SQLITE_BUSY, its extended BUSY_SNAPSHOT, SQLITE_LOCKED.
+        let full = "full: the disk or the database's size limit has no room";
+        assert_eq!(sqlite_transient(13), Some(full));
+        for busy in [5, 517, 6] {
+            assert_eq!(
+                sqlite_transient(busy),
+                Some("busy: another writer holds it")
+            );
+        }
+        // A constraint (19, extended 2067) or a plain error is not.
+        for lasting in [1, 19, 2067, 1555] {
+            assert_eq!(sqlite_transient(lasting), None, "{lasting}");
+        }
+        assert_eq!(
+            postgres_transient("53100"),
+            Some("full: the disk has no room")
+        );
+        assert!(postgres_transient("40001").is_some());
+        // 42501 (no privilege) has SQLite's BUSY in its low byte: codes are per backend.
+        for lasting in ["23505", "42601", "42501"] {
+            assert_eq!(postgres_transient(lasting), None, "{lasting}");
+        }
+        assert!(
+            StoreError::Database(sqlx::Error::PoolTimedOut)
+                .transient()
+                .is_some()
+        );
+        assert_eq!(StoreError::Corrupt("x".into()).transient(), None);
+    }
+
+    #[tokio::test]
+    async fn a_database_at_its_size_limit_is_full() {
+        // A real SQLITE_FULL: the page limit stands in for a full disk.
+        let mut conn = sqlx::SqliteConnection::connect("sqlite::memory:")
+            .await
+            .expect("opens");
+        for sql in ["CREATE TABLE t (x BLOB)", "PRAGMA max_page_count = 4"] {
+            sqlx::query(sql).execute(&mut conn).await.expect("runs");
+        }
+        let insert = sqlx::query("INSERT INTO t VALUES (zeroblob(100000))");
+        let e = StoreError::from(insert.execute(&mut conn).await.expect_err("full"));
+        assert_eq!(
+            e.transient(),
+            Some("full: the disk or the database's size limit has no room"),
+            "{e}"
+        );
+    }
 }
