@@ -449,10 +449,12 @@ impl Store {
 
     /// Claims up to `limit` deliveries due at `now_ms` (including those whose lease
     /// expired mid-attempt: that attempt is recorded as interrupted, and a delivery
-    /// with no attempts left fails). Fair across endpoints: round robin (each
-    /// endpoint's oldest due delivery first, then each one's second …), and no endpoint
-    /// gets more than `per_endpoint` attempts in flight, those already leased included,
-    /// so one slow or flooded endpoint cannot take every slot.
+    /// with no attempts left fails). Fair across endpoints: round robin counting the
+    /// attempts already in flight (an endpoint with none gets a free slot before one
+    /// holding three, whichever delivery is older; then each endpoint's oldest due
+    /// delivery first, then each one's second …), and no endpoint gets more than
+    /// `per_endpoint` attempts in flight, so one slow or flooded endpoint cannot take
+    /// every slot, nor keep the slots that free up.
     pub async fn claim_deliveries(
         &self,
         now_ms: i64,
@@ -496,7 +498,8 @@ impl Store {
                      AND (lease_until_ms IS NULL OR lease_until_ms <= $1)) \
                      SELECT due.id FROM due LEFT JOIN busy ON busy.endpoint = due.endpoint \
                      WHERE due.turn + COALESCE(busy.n, 0) <= $2 \
-                     ORDER BY due.turn, due.next_attempt_ms, due.created_at, due.id LIMIT $3",
+                     ORDER BY due.turn + COALESCE(busy.n, 0), due.turn, due.next_attempt_ms, \
+                     due.created_at, due.id LIMIT $3",
                 )
                 .bind(now_ms)
                 .bind(per_endpoint)

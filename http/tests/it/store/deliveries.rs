@@ -258,6 +258,55 @@ pub(super) async fn delivery_claims_are_fair_across_endpoints(store: Arc<Store>)
     assert_eq!(third.iter().map(url).collect::<Vec<_>>(), ["wh_busy"]);
 }
 
+pub(super) async fn a_free_slot_goes_to_the_endpoint_with_least_in_flight(store: Arc<Store>) {
+    // One tenant's endpoint that hangs holds attempts in flight and has a backlog;
+    // another's gets one delivery later. The next free slot is the quiet one's: the
+    // oldest due delivery would be the hanging endpoint's again and again, and the
+    // other tenant would wait for its whole backlog (docs/webhooks.md).
+    let k = stored_key(&store, "key_a").await;
+    for (i, id) in ["wh_hanging", "wh_quiet"].into_iter().enumerate() {
+        store
+            .create_webhook(&webhook(id, &k, &[ANOMALY], i as i64), 20)
+            .await
+            .expect("create_webhook");
+    }
+    let backlog: Vec<NewEvent> = (0..10)
+        .map(|i| {
+            let to = Targets::Webhook("wh_hanging".into());
+            event(&format!("ev_{i}"), ANOMALY, "dep_1", to, i)
+        })
+        .collect();
+    assert_eq!(emit(&store, &backlog, 0).await, 10);
+    let url = |j: &DeliveryJob| j.url.rsplit('/').next().unwrap_or_default().to_owned();
+    let hanging = store
+        .claim_deliveries(T0 + 100, LEASE, 2, 3, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert_eq!(
+        hanging.iter().map(url).collect::<Vec<_>>(),
+        ["wh_hanging"; 2]
+    );
+    let quiet = event(
+        "ev_q",
+        ANOMALY,
+        "dep_1",
+        Targets::Webhook("wh_quiet".into()),
+        50,
+    );
+    assert_eq!(emit(&store, &[quiet], 50).await, 1);
+    let next = store
+        .claim_deliveries(T0 + 200, LEASE, 1, 3, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert_eq!(next.iter().map(url).collect::<Vec<_>>(), ["wh_quiet"]);
+    // With the quiet one served, the hanging endpoint gets its third slot.
+    let after = store
+        .claim_deliveries(T0 + 300, LEASE, 5, 3, MAX_ATTEMPTS)
+        .await
+        .expect("claim");
+    assert_eq!(after.iter().map(url).collect::<Vec<_>>(), ["wh_hanging"]);
+}
+
 pub(super) async fn claimed_deliveries_are_leased(store: Arc<Store>) {
     let k = stored_key(&store, "key_a").await;
     store

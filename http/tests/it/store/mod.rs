@@ -212,6 +212,7 @@ conformance! {
     webhooks::revoking_a_key_stops_its_endpoints_at_once,
     webhooks::an_endpoint_failing_long_enough_is_disabled,
     deliveries::delivery_claims_are_fair_across_endpoints,
+    deliveries::a_free_slot_goes_to_the_endpoint_with_least_in_flight,
     deliveries::claimed_deliveries_are_leased,
     deliveries::finishing_a_delivery_records_the_attempt,
     deliveries::deliveries_page_newest_first,
