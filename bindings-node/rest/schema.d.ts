@@ -834,8 +834,11 @@ export interface components {
             significant: boolean;
             /** @description What the dimension did. */
             verdict: components["schemas"]["Verdict"];
-            /** @description Which p-value computation was used: `exact` or `asymptotic`. */
-            method?: string | null;
+            /**
+             * @description Which p-value computation was used: `exact` or `asymptotic` (`null` when not
+             *     tested).
+             */
+            method: string | null;
         };
         /** @description The six dimension comparisons, in output order. */
         DimensionDrifts: {

@@ -328,3 +328,24 @@ fn a_deploy_inside_one_request_is_found_and_its_outcome_shift_fires() {
     let req = validate::ingest_request(&body, &Options::default()).expect("valid");
     assert!(drift::at_deploys(&req, &score(&req)).is_empty());
 }
+
+#[test]
+fn scores_that_print_the_same_are_not_a_change() {
+    // A user's history: 0.09 once and 0.08999999999999998 (the same score, summed in
+    // another order) in every other conversation, on both sides. Ranked unrounded,
+    // the one difference of 1e-17 made every dimension "significant".
+    let (same, noise) = (0.09, 0.089_999_999_999_999_98);
+    assert_ne!(same, noise);
+    let side = |n: usize| -> Vec<f64> {
+        std::iter::once(same)
+            .chain(std::iter::repeat_n(noise, n))
+            .collect()
+    };
+    let r = drift::compare(|_| side(360), |_| side(5040));
+    for d in Dimension::ALL {
+        let x = r.get(d);
+        assert_eq!(x.p_value, Some(1.0), "{}", d.as_str());
+        assert_eq!(x.verdict, Verdict::Unchanged, "{}", d.as_str());
+        assert_eq!((x.before_median, x.after_median), (Some(0.09), Some(0.09)));
+    }
+}

@@ -7,7 +7,6 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.verdict import Verdict
-from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="DimensionDrift")
 
@@ -31,7 +30,8 @@ class DimensionDrift:
             positive when after-period scores tend to be higher.
         significant (bool): Whether `p_adjusted` < 0.05.
         verdict (Verdict): What a dimension did between the periods.
-        method (None | str | Unset): Which p-value computation was used: `exact` or `asymptotic`.
+        method (None | str): Which p-value computation was used: `exact` or `asymptotic` (`null` when not
+            tested).
     """
 
     before_n: int
@@ -46,7 +46,7 @@ class DimensionDrift:
     effect_size: float | None
     significant: bool
     verdict: Verdict
-    method: None | str | Unset = UNSET
+    method: None | str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,11 +82,8 @@ class DimensionDrift:
 
         verdict = self.verdict.value
 
-        method: None | str | Unset
-        if isinstance(self.method, Unset):
-            method = UNSET
-        else:
-            method = self.method
+        method: None | str
+        method = self.method
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -104,10 +101,9 @@ class DimensionDrift:
                 "effect_size": effect_size,
                 "significant": significant,
                 "verdict": verdict,
+                "method": method,
             }
         )
-        if method is not UNSET:
-            field_dict["method"] = method
 
         return field_dict
 
@@ -178,14 +174,12 @@ class DimensionDrift:
 
         verdict = Verdict(d.pop("verdict"))
 
-        def _parse_method(data: object) -> None | str | Unset:
+        def _parse_method(data: object) -> None | str:
             if data is None:
                 return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
+            return cast(None | str, data)
 
-        method = _parse_method(d.pop("method", UNSET))
+        method = _parse_method(d.pop("method"))
 
         dimension_drift = cls(
             before_n=before_n,
