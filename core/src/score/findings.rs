@@ -72,6 +72,12 @@ pub fn findings(
         .copied()
         .filter(|&d| layer_z.get(d).band != Band::Healthy || broken(d) > 0)
         .collect();
+    // Off the healthy band, but on too little evidence to be a concern (dependency
+    // with one conversation per person): said so, never passed over in silence.
+    let unsure: Vec<Dimension> = Dimension::ALL
+        .into_iter()
+        .filter(|d| !ranked.contains(d) && layer_z.get(*d).band != Band::Healthy)
+        .collect();
 
     let mut summary = vec![format!(
         "Undertone scored {turns} human {} in {n} {} of deployment {deployment_id} (looks like {} deployment, confidence {:.2}).",
@@ -102,7 +108,10 @@ pub fn findings(
         layer_z.silent_abandonment_risk.band.as_str(),
     ));
 
+    // One recommendation per action: two dimensions driven by the same signal ask
+    // for the same fix, which is said once, for the first of them.
     let mut recommendations = Vec::new();
+    let mut actions = Vec::new();
     for &d in concerns.iter().take(3) {
         if let Some(e) = layer_z
             .get(d)
@@ -110,10 +119,13 @@ pub fn findings(
             .iter()
             .find(|e| e.contribution > 0.0 && e.names_a_signal())
         {
-            recommendations.push(recommend(d, e, reviews));
+            let act = action(d, e, reviews);
+            if !actions.contains(&act) {
+                actions.push(act);
+                recommendations.push(recommend(d, e, reviews));
+            }
         }
     }
-    recommendations.dedup();
 
     let (key_finding, falsifiable, prediction) = match concerns.first() {
         Some(&d) => {
@@ -183,14 +195,21 @@ pub fn findings(
                 .first()
                 .copied()
                 .unwrap_or(Dimension::FrustrationBuildup);
+            let (none, all) = match unsure.is_empty() {
+                true => ("No dimension is", "All dimensions are"),
+                false => (
+                    "No dimension with enough evidence behind it is",
+                    "All dimensions with enough evidence behind them are",
+                ),
+            };
             summary.push(format!(
-                "No dimension is in the watch or broken band; the highest risk is {} at {:.2}.",
+                "{none} in the watch or broken band; the highest risk is {} at {:.2}.",
                 worst.as_str().replace('_', " "),
                 layer_z.get(worst).risk,
             ));
             (
                 format!(
-                    "All dimensions are healthy across {n} {}; the highest risk is {} at {:.2}.",
+                    "{all} healthy across {n} {}; the highest risk is {} at {:.2}.",
                     plural(n, "conversation", "conversations"),
                     worst.as_str(),
                     layer_z.get(worst).risk
@@ -200,11 +219,29 @@ pub fn findings(
             )
         }
     };
+    for &d in &unsure {
+        let s = layer_z.get(d);
+        summary.push(format!(
+            "{} reads {:.2} ({}) at confidence {:.2}: too little evidence to call it a concern yet (one person's conversations say little about dependency over time).",
+            capitalise(&d.as_str().replace('_', " ")),
+            s.score,
+            s.band.as_str(),
+            s.confidence,
+        ));
+    }
     if recommendations.is_empty() {
-        recommendations.push(
-            "Keep this deployment as the baseline: compare the next model or prompt version against it with a drift run."
+        recommendations.push(match unsure.is_empty() {
+            true => "Keep this deployment as the baseline: compare the next model or prompt version against it with a drift run."
                 .to_owned(),
-        );
+            false => format!(
+                "Keep this deployment as the baseline, and score more of each person's conversations before acting on {}: it is off the healthy band on too little evidence.",
+                unsure
+                    .iter()
+                    .map(|d| d.as_str().replace('_', " "))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+            ),
+        });
     }
     Findings {
         plain_summary: summary.join(" "),
@@ -393,13 +430,23 @@ const SIGNAL_LABELS: [(&str, &str); 59] = [
 
 /// The recommendation for one piece of evidence of dimension `d` (used by drift too).
 pub(crate) fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
-    let at = locate(e);
     let seen = e
         .detail
         .as_ref()
         .map(|d| format!(" ({d})"))
         .unwrap_or_default();
-    let action = match e.signal {
+    // The evidence is the dimension's strongest item, not its first occurrence.
+    format!(
+        "{} — seen most strongly in {}{seen} [{}].",
+        action(d, e, reviews),
+        locate(e),
+        d.as_str()
+    )
+}
+
+/// What to do about one piece of evidence of dimension `d`.
+fn action(d: Dimension, e: &Evidence, reviews: bool) -> &'static str {
+    match e.signal {
         // Standalone feedback has no AI reply to fix: point at what people complain about.
         _ if reviews => match d {
             Dimension::EscalationFriction => {
@@ -449,8 +496,7 @@ pub(crate) fn recommend(d: Dimension, e: &Evidence, reviews: bool) -> String {
         _ => {
             "Review this flow's AI replies where people react negatively and fix the first reply that goes wrong"
         }
-    };
-    format!("{} — seen first in {at}{seen} [{}].", action, d.as_str())
+    }
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {

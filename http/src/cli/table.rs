@@ -14,10 +14,12 @@ pub fn render(result: &SessionIntelligence, condensed: bool) -> String {
     let i = &result.intelligence;
     let mut out = String::new();
     if !condensed {
+        // Wide enough for "= ID", the conversation's own row, up to 28 characters:
+        // longer ids are cut to the column, never past it.
         let conv_width = i
             .conversations
             .iter()
-            .map(|c| c.conversation_id.chars().count().min(28))
+            .map(|c| (c.conversation_id.chars().count() + 2).min(28))
             .max()
             .unwrap_or(12)
             .max(12);
@@ -31,7 +33,7 @@ pub fn render(result: &SessionIntelligence, condensed: bool) -> String {
                 let _ = write!(
                     out,
                     "{:<conv_width$}  {:>5}",
-                    shorten(&c.conversation_id, 28),
+                    shorten(&c.conversation_id, conv_width),
                     t.event_index
                 );
                 row(&mut out, &t.layer_z);
@@ -40,7 +42,7 @@ pub fn render(result: &SessionIntelligence, condensed: bool) -> String {
             let _ = write!(
                 out,
                 "{:<conv_width$}  {:>5}",
-                shorten(&format!("= {}", c.conversation_id), 28),
+                shorten(&format!("= {}", c.conversation_id), conv_width),
                 ""
             );
             row(&mut out, &c.layer_z);

@@ -15,6 +15,7 @@ use undertone_core::score::{
 };
 use undertone_core::validate::{self, Options};
 
+use super::Who::{A, H};
 use super::run;
 
 /// Phrases people and bots really write: neutral, questions, grateful, hostile, capitals, emoji.
@@ -591,5 +592,89 @@ fn a_request_without_a_human_turn_says_nothing_was_scored() {
             .starts_with("Undertone scored 1 human turn in 1 conversation"),
         "{}",
         out.intelligence.plain_summary
+    );
+}
+
+#[test]
+fn a_dimension_off_healthy_on_too_little_evidence_is_named_not_passed_over() {
+    // One person asking the AI to do their homework: dependency reads "watch" on one
+    // conversation, too little to be a concern, and the summary once said "No
+    // dimension is in the watch or broken band" beside that very number.
+    let body = super::conversation(&[
+        (
+            H,
+            "Write my essay on the causes of World War I. 1000 words.",
+        ),
+        (
+            A,
+            "I can help you plan it. What do you already know about the alliances?",
+        ),
+        (
+            H,
+            "I don't want to learn this, just write the whole thing for me. You do it, I'll hand it in as is.",
+        ),
+    ]);
+    let (_, out) = run(&body);
+    let i = &out.intelligence;
+    let dep = &i.layer_z.dependency_drift;
+    assert_ne!(dep.band, Band::Healthy, "{dep:?}");
+    assert!(
+        !i.plain_summary.contains("No dimension is in the watch"),
+        "{}",
+        i.plain_summary
+    );
+    let said = format!(
+        "Dependency drift reads {:.2} ({}) at confidence {:.2}: too little evidence",
+        dep.score,
+        dep.band.as_str(),
+        dep.confidence
+    );
+    assert!(i.plain_summary.contains(&said), "{}", i.plain_summary);
+    assert!(
+        i.key_finding
+            .starts_with("All dimensions with enough evidence behind them are healthy"),
+        "{}",
+        i.key_finding
+    );
+    assert!(
+        i.recommendation
+            .contains("before acting on dependency drift"),
+        "{}",
+        i.recommendation
+    );
+}
+
+#[test]
+fn one_fix_is_recommended_once_whichever_dimensions_call_for_it() {
+    // Confusion drives both comprehension and frustration: one recommendation.
+    let body = super::conversation(&[
+        (H, "How do I add fractions with different denominators?"),
+        (
+            A,
+            "Find the least common multiple of the denominators, convert, then add the numerators.",
+        ),
+        (
+            H,
+            "I don't understand, what do you mean by least common multiple??",
+        ),
+        (
+            A,
+            "The LCM is the smallest number both denominators divide into.",
+        ),
+        (H, "I still don't understand what you mean. What??"),
+    ]);
+    let (_, out) = run(&body);
+    let recs = &out.intelligence.plain_recommendations;
+    let actions: Vec<&str> = recs
+        .iter()
+        .map(|r| r.split(" — ").next().unwrap_or(r))
+        .collect();
+    let mut unique = actions.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), actions.len(), "{recs:#?}");
+    assert!(
+        recs.iter().all(|r| r.contains(" — seen most strongly in ")),
+        "{recs:#?}"
     );
 }

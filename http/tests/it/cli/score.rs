@@ -158,6 +158,42 @@ fn table_has_one_row_per_human_turn_and_the_key_finding() {
 }
 
 #[test]
+fn table_columns_line_up_whatever_the_conversation_ids() {
+    // A 27-character id made "= ID" longer than its column, cut with "…" past it, and
+    // pushed every score of its row one column right.
+    let short = ["a".repeat(27), "c".to_owned()];
+    let long = ["b".repeat(40), "é".repeat(30), "d".to_owned()];
+    for ids in [&short[..], &long[..]] {
+        let events: Vec<Value> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                json!({"actor_id": format!("u{i}"), "content": "Where is my refund?",
+                       "timestamp": format!("2026-01-0{}T10:00:00Z", i + 1), "conversation_id": id})
+            })
+            .collect();
+        let body = json!({"deployment_id": "bot", "events": events}).to_string();
+        let (_dir, path) = temp_file("ids.json", body.as_bytes());
+        let out = run(&["score", "--format", "table"], Some(&path), None);
+        assert_eq!(out.code, Some(0), "{out:?}");
+        let header = out.stdout.lines().next().unwrap();
+        let end = header.find("trust").unwrap() + "trust".len();
+        let rows: Vec<&str> = out
+            .stdout
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .skip(1)
+            .collect();
+        assert_eq!(rows.len(), 2 * ids.len() + 1, "{}", out.stdout);
+        for line in rows {
+            let chars: Vec<char> = line.chars().collect();
+            let cell: String = chars.get(end - 4..end).unwrap_or_default().iter().collect();
+            assert!(cell.parse::<f64>().is_ok(), "{line:?} in\n{}", out.stdout);
+        }
+    }
+}
+
+#[test]
 fn pipeline_flag_overrides_and_auto_detects_reviews() {
     let out = score_json(&["--pipeline", "reviews"], "support-refund-goes-wrong.json");
     assert_eq!(out["pipeline"], "reviews");
