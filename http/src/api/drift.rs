@@ -269,6 +269,7 @@ pub struct HistoryDriftBody {
         (status = 400, description = "Invalid deployment id, range, label or question, or too many conversations in a range", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 404, description = "The deployment has no conversation history", body = ErrorEnvelope),
         (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -293,6 +294,23 @@ pub(super) async fn start_history(
     };
     let before = read_range(&state, &caller, &deployment_id, body.before, "before").await?;
     let after = read_range(&state, &caller, &deployment_id, body.after, "after").await?;
+    // A deployment with no history at all is most likely a typo: say so, and spend
+    // no drift session on comparing nothing with nothing.
+    if before.points.is_empty()
+        && after.points.is_empty()
+        && !state
+            .store
+            .has_history(&caller.key.org_id, &deployment_id)
+            .await?
+    {
+        return Err(ApiError::new(
+            Code::NotFound,
+            format!(
+                "deployment {deployment_id:?} has no conversation history for this key's \
+                 organisation; GET /api/v1/deployments lists those that have"
+            ),
+        ));
+    }
     let labels = Labels {
         before: before.label.clone(),
         after: after.label.clone(),

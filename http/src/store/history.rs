@@ -149,6 +149,22 @@ impl Store {
             .collect()
     }
 
+    /// Whether `org_id` keeps any conversation history of `deployment_id`.
+    pub async fn has_history(&self, org_id: &str, deployment_id: &str) -> StoreResult<bool> {
+        let row = self
+            .pool
+            .fetch_optional(
+                query(
+                    "SELECT 1 AS kept FROM conversation_history \
+                     WHERE org_id = $1 AND deployment_id = $2 LIMIT 1",
+                )
+                .bind(org_id)
+                .bind(deployment_id),
+            )
+            .await?;
+        Ok(row.is_some())
+    }
+
     /// The deployments of `org_id` that have history: each with its conversation count
     /// and the start of its latest conversation (epoch ms), by deployment id.
     pub async fn deployments(&self, org_id: &str) -> StoreResult<Vec<(String, u64, i64)>> {

@@ -261,6 +261,38 @@ async fn a_drift_between_two_date_ranges_compares_the_kept_history() {
 }
 
 #[tokio::test]
+async fn a_date_range_drift_of_a_deployment_without_history_is_404_and_costs_no_drift() {
+    let svc = Service::new().await;
+    history_of_two_weeks(&svc).await;
+    let body = json!({
+        "before": {"from": "2026-11-02T00:00:00Z", "to": "2026-11-09T00:00:00Z"},
+        "after": {"from": "2026-11-09T00:00:00Z", "to": "2026-11-16T00:00:00Z"},
+    });
+    // A typo in the deployment id: nothing to compare, and no drift session spent.
+    let reply = svc
+        .post("/api/v1/deployments/acme-suport-bot/drift", &body)
+        .await;
+    assert_error(
+        &reply,
+        StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        "deployment \"acme-suport-bot\" has no conversation history for this key's \
+         organisation; GET /api/v1/deployments lists those that have",
+    );
+    assert_eq!(svc.queue_depth().await, 0);
+    // The real one, over ranges with no conversation, is still compared (and counted).
+    let empty = json!({
+        "before": {"from": "2030-01-01T00:00:00Z", "to": "2030-01-08T00:00:00Z"},
+        "after": {"from": "2030-01-08T00:00:00Z", "to": "2030-01-15T00:00:00Z"},
+    });
+    let reply = svc
+        .post("/api/v1/deployments/acme-support-bot/drift", &empty)
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    assert_quota(&reply, 10, 9, HOUR_END);
+}
+
+#[tokio::test]
 async fn a_date_range_drift_refuses_bad_ranges_before_queueing() {
     let svc = Service::new().await;
     let range = |from: &str, to: &str| json!({"from": from, "to": to});
