@@ -139,25 +139,85 @@
     return [...String(detail || "").matchAll(/"([^"]{2,80})"/g)].map((m) => m[1]);
   }
 
-  /** `text` with every occurrence of `words` (any case) wrapped in <mark>, as nodes. */
+  /**
+   * `text` with every occurrence of `words` (any case) wrapped in <mark>, as nodes.
+   * `words` is a list of words, or a Map of word to the mark's class (`up`: it moved a
+   * score towards broken; `down`: towards healthy).
+   */
   function highlighted(text, words) {
-    const wanted = [...new Set(words.map((w) => w.toLowerCase()))].filter((w) => w.trim());
+    const kinds = words instanceof Map ? words : new Map(words.map((w) => [w, null]));
+    const byWord = new Map();
+    for (const [w, kind] of kinds) {
+      const lower = String(w).toLowerCase();
+      if (lower.trim() && !byWord.has(lower)) byWord.set(lower, kind);
+    }
+    const wanted = [...byWord.keys()];
     const out = [];
     const lower = text.toLowerCase();
     let at = 0;
     while (at < text.length && wanted.length) {
-      let best = -1, len = 0;
+      let best = -1, len = 0, kind = null;
       for (const w of wanted) {
         const i = lower.indexOf(w, at);
-        if (i !== -1 && (best === -1 || i < best || (i === best && w.length > len))) { best = i; len = w.length; }
+        if (i !== -1 && (best === -1 || i < best || (i === best && w.length > len))) { best = i; len = w.length; kind = byWord.get(w); }
       }
       if (best === -1) break;
       if (best > at) out.push(text.slice(at, best));
-      out.push(el("mark", {}, text.slice(best, best + len)));
+      out.push(el("mark", { class: kind }, text.slice(best, best + len)));
       at = best + len;
     }
     out.push(text.slice(at));
     return out;
+  }
+
+  /**
+   * The words of a turn's evidence to mark, each with the way it moved a score: `up`
+   * (towards broken) wins over `down` for a word that did both.
+   */
+  function markedWords(turn) {
+    const marks = new Map();
+    for (const [k] of DIMENSIONS) {
+      for (const ev of turn.layer_z[k].evidence) {
+        if (Math.abs(ev.contribution) < MARKED) continue;
+        const kind = ev.contribution > 0 ? "up" : "down";
+        for (const w of phrases(ev.detail)) {
+          if (marks.get(w) !== "up") marks.set(w, kind);
+        }
+      }
+    }
+    return marks;
+  }
+
+  /** A contribution with its sign: "+0.0529", "−0.0057". */
+  function signed(x) {
+    return `${x < 0 ? "−" : "+"}${Math.abs(x).toFixed(4)}`;
+  }
+
+  /**
+   * Why a turn scored as it did: each dimension's evidence items, which add up to its
+   * risk (the score; for trust calibration 1 − score), folded away until asked for.
+   */
+  function why(turn) {
+    const rows = DIMENSIONS.flatMap(([k, label]) => {
+      const d = turn.layer_z[k];
+      const items = d.evidence.map((ev, i) => el("tr", { "data-dimension": k },
+        i === 0 ? el("th", { scope: "row", rowspan: d.evidence.length + 1 }, label) : null,
+        el("td", {}, ev.signal.replaceAll("_", " ")),
+        el("td", { class: ev.signal === "baseline" ? "num" : `num ${ev.contribution > 0 ? "up" : "down"}` },
+          signed(ev.contribution)),
+        cell(ev.detail || "")));
+      const total = el("tr", { class: "total", "data-dimension": k },
+        d.evidence.length ? null : el("th", { scope: "row" }, label),
+        el("td", {}, k === "trust_calibration" ? "= risk (1 − score)" : "= score"),
+        el("td", { class: "num" }, d.risk.toFixed(4)),
+        el("td", {}, band(d.band)));
+      return [...items, total];
+    });
+    return el("details", { class: "why" },
+      el("summary", {}, "Why these scores"),
+      el("div", { class: "table-wrap" }, el("table", {},
+        el("thead", {}, el("tr", {}, ["Dimension", "Signal", "Contribution", "What was seen"].map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, rows))));
   }
 
   /**
@@ -181,18 +241,17 @@
         el("bdi", {}, t.actor_id), ` · ${t.timestamp}`);
       const turn = scored.get(t.event_index);
       if (!turn) return el("li", { class: "turn ai" }, who, el("div", { class: "text", dir: "auto" }, t.content));
-      const words = DIMENSIONS.flatMap(([k]) => turn.layer_z[k].evidence
-        .filter((ev) => Math.abs(ev.contribution) >= MARKED)
-        .flatMap((ev) => phrases(ev.detail)));
       const badges = el("div", { class: "scores" }, DIMENSIONS.map(([k, label]) =>
         el("span", {}, `${label} ${number(turn.layer_z[k].score)} `, band(turn.layer_z[k].band))));
       return el("li", { class: "turn human", "data-event-index": t.event_index },
-        who, badges, el("div", { class: "text", dir: "auto" }, highlighted(t.content, words)));
+        who, badges, el("div", { class: "text", dir: "auto" }, highlighted(t.content, markedWords(turn))), why(turn));
     };
     const state = [conv.resolved ? "resolved" : "not resolved", conv.abandoned ? "abandoned" : null].filter(Boolean).join(", ");
     return el("section", { class: "card conversation", "data-conversation-id": conv.conversation_id },
       el("h3", {}, "Conversation ", el("bdi", {}, conv.conversation_id)),
-      el("p", { class: "muted" }, `${count(conv.human_turn_count, "human turn")}, ${count(conv.ai_turn_count, "AI turn")}; ${state}.`),
+      el("p", { class: "muted" }, `${count(conv.human_turn_count, "human turn")}, ${count(conv.ai_turn_count, "AI turn")}; ${state}. `,
+        "Marked words moved a score: ", el("mark", { class: "up" }, "towards broken"), ", ",
+        el("mark", { class: "down" }, "towards healthy"), "; each turn's \u201cWhy these scores\u201d lists every signal."),
       lineChart(series, labels, `Frustration, trust and abandonment risk across the human turns of ${conv.conversation_id}`),
       assembled ? el("ol", { class: "transcript" }, assembled.turns.map(line))
         : el("p", { class: "muted" }, "The conversation's text is not available here."));

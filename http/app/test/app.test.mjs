@@ -286,6 +286,32 @@ test("the offline report opens from file:// with the same page and no network", 
   assert.equal(await p.locator('circle.point[data-series="Trust"]').count(), turns);
   assert.deepEqual(requests, []);
   assert.deepEqual(p.errors, [], "no CSP violation or script error");
+  // Each human turn says why: every dimension's evidence, adding up to its risk (each
+  // item is printed to 4 decimals, hence the tolerance), which is the result's.
+  const whys = p.locator("li.turn.human details.why");
+  assert.equal(await whys.count(), turns);
+  const sums = await p.evaluate(() => [...document.querySelectorAll("details.why")].map((d) => {
+    const by = {};
+    for (const tr of d.querySelectorAll("tbody tr")) {
+      const k = tr.dataset.dimension;
+      const v = Number(tr.querySelector("td.num").textContent.replace("−", "-"));
+      by[k] = by[k] || { items: 0, total: null };
+      if (tr.classList.contains("total")) by[k].total = v;
+      else by[k].items += v;
+    }
+    return by;
+  }));
+  const humanTurns = result.intelligence.conversations.flatMap((c) => c.turns);
+  sums.forEach((by, i) => {
+    for (const [k, d] of Object.entries(humanTurns[i].layer_z)) {
+      assert.equal(by[k].total, d.risk, `turn ${i} ${k}`);
+      assert.ok(Math.abs(by[k].items - d.risk) < 0.0004, `turn ${i} ${k}: ${by[k].items} vs ${d.risk}`);
+    }
+  });
+  // Marked words say which way they moved a score.
+  assert.ok(await p.locator("li.turn .text mark.up").count() > 0);
+  assert.ok(await p.locator("li.turn .text mark.down").count() > 0);
+  await p.locator("li.turn.human details.why summary").nth(3).click();
   await shot(p, "report");
 
   const hostile = join(dir, "hostile.json");
