@@ -835,8 +835,8 @@ export interface components {
             /** @description What the dimension did. */
             verdict: components["schemas"]["Verdict"];
             /**
-             * @description Which p-value computation was used: `exact` or `asymptotic` (`null` when not
-             *     tested).
+             * @description Which p-value computation was used: `exact`, `exact_with_ties` or
+             *     `asymptotic` (`null` when not tested).
              */
             method: string | null;
         };

@@ -112,8 +112,8 @@ pub struct DimensionDrift {
     pub significant: bool,
     /// What the dimension did.
     pub verdict: Verdict,
-    /// Which p-value computation was used: `exact` or `asymptotic` (`null` when not
-    /// tested).
+    /// Which p-value computation was used: `exact`, `exact_with_ties` or
+    /// `asymptotic` (`null` when not tested).
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub method: Option<&'static str>,
 }
@@ -384,6 +384,10 @@ pub fn compare(
     drifts
 }
 
+/// Steps [`stats::exact_with_ties`] may take for one dimension (a few milliseconds);
+/// past it the normal approximation stands.
+const TIES_BUDGET: u64 = 2_000_000;
+
 /// The comparison of one dimension before Holm adjustment (verdict unchanged or
 /// insufficient data until adjusted).
 fn compare_one(before: &[f64], after: &[f64]) -> DimensionDrift {
@@ -409,11 +413,18 @@ fn compare_one(before: &[f64], after: &[f64]) -> DimensionDrift {
     let Some(test) = stats::mann_whitney_u(after, before) else {
         return out;
     };
-    out.p_value = Some(test.p_value);
-    out.method = Some(match test.method {
-        Method::Exact => "exact",
-        Method::Asymptotic => "asymptotic",
-    });
+    // With ties SciPy's rule takes the normal approximation, which is far off when
+    // ties dominate; the exact distribution given the ties replaces it wherever it is
+    // cheap to count (stats::exact_with_ties).
+    let (p_value, method) = match test.method {
+        Method::Exact => (test.p_value, "exact"),
+        Method::Asymptotic => match stats::exact_with_ties(after, before, TIES_BUDGET) {
+            Some(p) => (p, "exact_with_ties"),
+            None => (test.p_value, "asymptotic"),
+        },
+    };
+    out.p_value = Some(p_value);
+    out.method = Some(method);
     out.effect_size = stats::rank_biserial(after, before);
     if let Some(s) = stats::hodges_lehmann(before, after, CONFIDENCE) {
         out.shift = Some(s.estimate);

@@ -3,7 +3,7 @@
 //!
 //! | Question | Function |
 //! |---|---|
-//! | Did a score's distribution move between two periods? | [`mann_whitney_u`] (or [`mann_whitney_u_with`] to force the method) |
+//! | Did a score's distribution move between two periods? | [`mann_whitney_u`] (or [`mann_whitney_u_with`] to force the method; [`exact_with_ties`] where ties leave the normal approximation unreliable) |
 //! | How large is the move, scale-free? | [`rank_biserial`], [`cliffs_delta`] (the same number) |
 //! | How large is the move, in score units, with a confidence interval? | [`hodges_lehmann`] |
 //! | Many tests at once: which survive? | [`holm`] (family-wise error), [`benjamini_hochberg`] (false discovery rate) |
@@ -36,9 +36,11 @@ mod normal;
 mod proportion;
 mod rank;
 mod shift;
+mod ties;
 
 pub use effect::{cliffs_delta, rank_biserial};
 pub use mann_whitney::{MannWhitney, Method, mann_whitney_u, mann_whitney_u_with};
 pub use multitest::{benjamini_hochberg, holm};
 pub use proportion::{ProportionTest, two_proportion_z};
 pub use shift::{Shift, hodges_lehmann, median};
+pub use ties::exact_with_ties;

@@ -349,3 +349,22 @@ fn scores_that_print_the_same_are_not_a_change() {
         assert_eq!((x.before_median, x.after_median), (Some(0.09), Some(0.09)));
     }
 }
+
+#[test]
+fn when_ties_dominate_the_p_value_is_the_exact_one_given_the_ties() {
+    // Five conversations before, one of them different; a thousand after, all alike.
+    // The normal approximation says p = 2.6e-45; the chance that the one different
+    // score falls among the five is 5/1005.
+    let before = || {
+        let mut v = vec![0.1314; 4];
+        v.push(0.5);
+        v
+    };
+    let r = drift::compare(|_| before(), |_| vec![0.1314; 1000]);
+    for d in Dimension::ALL {
+        let x = r.get(d);
+        assert_eq!(x.method, Some("exact_with_ties"), "{}", d.as_str());
+        let p = x.p_value.expect("tested");
+        assert!((p - 5.0 / 1005.0).abs() < 1e-12, "{}: {p}", d.as_str());
+    }
+}

@@ -30,8 +30,8 @@ class DimensionDrift:
             positive when after-period scores tend to be higher.
         significant (bool): Whether `p_adjusted` < 0.05.
         verdict (Verdict): What a dimension did between the periods.
-        method (None | str): Which p-value computation was used: `exact` or `asymptotic` (`null` when not
-            tested).
+        method (None | str): Which p-value computation was used: `exact`, `exact_with_ties` or
+            `asymptotic` (`null` when not tested).
     """
 
     before_n: int
