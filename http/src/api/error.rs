@@ -177,6 +177,14 @@ impl From<StoreError> for ApiError {
     /// 503 with `Retry-After` when the database may take the request soon (full,
     /// locked, out of connections: [`StoreError::transient`]); 500 otherwise.
     fn from(e: StoreError) -> Self {
+        if let StoreError::FileGone(_) = e {
+            tracing::error!(error = %e, "the database file is gone");
+            return Self::new(
+                Code::ServiceUnavailable,
+                "the server's database file was deleted or replaced; nothing is stored \
+                 until an operator restores it or restarts the server",
+            );
+        }
         match e.transient() {
             Some(why) => {
                 tracing::warn!(error = %e, "the database cannot take a request now");

@@ -34,12 +34,15 @@ pub struct Health {
     responses(
         (status = 200, description = "Healthy", body = Health),
         (status = 500, description = "The database does not answer", body = ErrorEnvelope),
+        (status = 503, description = "The SQLite file was deleted or replaced under the server", body = ErrorEnvelope),
     ))]
 pub(super) async fn healthz(
     State(state): State<AppState>,
     headers: HeaderMap,
 ) -> Result<Json<Health>, ApiError> {
-    // The database is asked either way: that is what the check is for.
+    // The database is asked either way: that is what the check is for. A SQLite file
+    // deleted under the server still answers queries; it is looked for by name too.
+    state.store.check_file()?;
     let depth = state.store.queue_depth().await?;
     let keyed = headers.contains_key(header::AUTHORIZATION)
         && super::identify(&state, &headers).await.is_ok();

@@ -345,10 +345,50 @@ fn ms(t: &DateTime<Utc>) -> DateTime<Utc> {
 /// A database: the pool every query runs on.
 #[derive(Debug, Clone)]
 pub(super) enum Pool {
-    /// A SQLite file.
-    Sqlite(SqlitePool),
+    /// A SQLite file, and which file it is.
+    Sqlite(SqlitePool, Option<FileIdentity>),
     /// A PostgreSQL database.
     Postgres(PgPool),
+}
+
+/// Which file a SQLite database is: its path, and the device and inode it had when
+/// opened. A file deleted or replaced under a running server goes on taking writes
+/// through the connections that have it open, and all of it is lost at restart; a
+/// write transaction checks first (`Pool::begin_write`).
+#[derive(Debug, Clone)]
+pub(super) struct FileIdentity {
+    path: std::path::PathBuf,
+    id: (u64, u64),
+}
+
+impl FileIdentity {
+    /// The identity of the file at `path` now; `None` where it cannot be told (no
+    /// file, or not Unix).
+    fn of(path: &std::path::Path) -> Option<FileIdentity> {
+        Some(FileIdentity {
+            path: path.to_owned(),
+            id: device_and_inode(path)?,
+        })
+    }
+
+    /// An error when the path no longer names the file that was opened.
+    fn check(&self) -> StoreResult<()> {
+        match device_and_inode(&self.path) {
+            Some(id) if id == self.id => Ok(()),
+            _ => Err(StoreError::FileGone(self.path.display().to_string())),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn device_and_inode(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn device_and_inode(_: &std::path::Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// A transaction, committed by [`Tx::commit`] and rolled back when dropped.
@@ -421,7 +461,7 @@ fn wrap<R>(rows: Vec<R>, to: fn(R) -> Row) -> Vec<Row> {
 impl Pool {
     fn exec(&self) -> Exec<'_> {
         match self {
-            Pool::Sqlite(pool) => Exec::SqlitePool(pool),
+            Pool::Sqlite(pool, _) => Exec::SqlitePool(pool),
             Pool::Postgres(pool) => Exec::PgPool(pool),
         }
     }
@@ -441,12 +481,24 @@ impl Pool {
         self.exec().fetch_one(q).await
     }
 
+    /// An error when this is a SQLite file that was deleted or replaced since it was
+    /// opened ([`FileIdentity`]).
+    pub(super) fn check_file(&self) -> StoreResult<()> {
+        match self {
+            Pool::Sqlite(_, Some(file)) => file.check(),
+            _ => Ok(()),
+        }
+    }
+
     /// Starts a transaction that writes: `BEGIN IMMEDIATE` on SQLite, which takes the
     /// database's write lock at once (so two writers never both read, then both fail
     /// to upgrade); `BEGIN` on PostgreSQL.
     pub(super) async fn begin_write(&self) -> StoreResult<Tx> {
         Ok(match self {
-            Pool::Sqlite(pool) => Tx::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?),
+            Pool::Sqlite(pool, _) => {
+                self.check_file()?;
+                Tx::Sqlite(pool.begin_with("BEGIN IMMEDIATE").await?)
+            }
             Pool::Postgres(pool) => Tx::Postgres(pool.begin().await?),
         })
     }
@@ -669,7 +721,9 @@ async fn relay(pool: &PgPool, wake: &Wake) -> StoreResult<()> {
 /// only).
 pub(super) async fn open(url: &str) -> StoreResult<(Pool, Option<Listener>)> {
     if url.starts_with("sqlite:") {
-        Ok((Pool::Sqlite(open_sqlite(url).await?), None))
+        let pool = open_sqlite(url).await?;
+        let file = pool.connect_options().get_filename().to_owned();
+        Ok((Pool::Sqlite(pool, FileIdentity::of(&file)), None))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let (pool, listener) = open_postgres(url).await?;
         Ok((Pool::Postgres(pool), Some(listener)))

@@ -73,6 +73,12 @@ pub enum StoreError {
     /// A stored value does not have the shape this version writes.
     #[error("stored data is not readable: {0}")]
     Corrupt(String),
+    /// The SQLite file was deleted or replaced while the server ran.
+    #[error(
+        "the database file {0} was deleted or replaced while the server ran; nothing more \
+         is written to it (it would be lost at restart): restore it, or restart the server"
+    )]
+    FileGone(String),
 }
 
 impl StoreError {
@@ -130,6 +136,14 @@ pub struct Store {
     pool: db::Pool,
     /// PostgreSQL's `LISTEN` connection, for [`Store::listen`].
     listener: Option<db::Listener>,
+}
+
+impl Store {
+    /// An error when the SQLite file this store opened was deleted or replaced since
+    /// ([`StoreError::FileGone`]); every write checks it too.
+    pub fn check_file(&self) -> StoreResult<()> {
+        self.pool.check_file()
+    }
 }
 
 /// Opens the database at `url` (`sqlite://PATH` or `postgres://…`) and brings its

@@ -82,3 +82,31 @@ async fn healthz_needs_no_key_and_shows_the_queue_only_to_a_key() {
     assert!(!svc.run_one().await);
     assert_eq!(svc.get_as("/api/v1/healthz", key).await.json(), keyed(0));
 }
+
+#[tokio::test]
+async fn a_database_file_deleted_or_replaced_under_the_server_is_reported_not_written_to() {
+    // SQLite keeps serving a deleted file through the connections that hold it open:
+    // everything acknowledged after that would be lost at restart.
+    let svc = Service::new().await;
+    let db = svc._dir.path().join("t.db");
+    assert_eq!(
+        svc.get_as("/api/v1/healthz", None).await.status,
+        StatusCode::OK
+    );
+    for gone in ["t.db", "t.db-wal", "t.db-shm"] {
+        let _ = std::fs::remove_file(svc._dir.path().join(gone));
+    }
+    let unavailable = json!({"error": {"code": "SERVICE_UNAVAILABLE",
+        "message": "the server's database file was deleted or replaced; nothing is stored \
+                    until an operator restores it or restarts the server"}});
+    let health = svc.get_as("/api/v1/healthz", None).await;
+    assert_eq!(health.status, StatusCode::SERVICE_UNAVAILABLE, "{health:?}");
+    assert_eq!(health.json(), unavailable);
+    let ingest = svc.post("/api/v1/ingest", &refund()).await;
+    assert_eq!(ingest.status, StatusCode::SERVICE_UNAVAILABLE, "{ingest:?}");
+    assert_eq!(ingest.json(), unavailable);
+    // Another file at the same path is not the one the server opened either.
+    std::fs::write(&db, b"").expect("a new file");
+    let health = svc.get_as("/api/v1/healthz", None).await;
+    assert_eq!(health.status, StatusCode::SERVICE_UNAVAILABLE, "{health:?}");
+}
