@@ -76,6 +76,9 @@ pub(super) async fn ingest(
     let (checked, bytes) =
         check_off_runtime(bytes, move |b| validate::ingest_request_bytes(b, &options)).await?;
     let request = Arc::new(checked?);
+    if let Some(url) = &request.webhook_url {
+        super::webhooks::resolves_to_public(&state, url, "webhook_url").await?;
+    }
     let event_count = request.events.len();
     let session = NewSession {
         id: uuid::Uuid::new_v4().to_string(),

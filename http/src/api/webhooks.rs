@@ -218,20 +218,36 @@ async fn check_url(state: &AppState, url: &str) -> Result<String, ApiError> {
         let message = e.to_string().replacen("webhook_url", "url", 1);
         ApiError::new(Code::ValidationError, message)
     })?;
-    if !state.config.allow_private_webhooks {
-        let parsed = reqwest::Url::parse(&url)
-            .map_err(|e| ApiError::new(Code::ValidationError, format!("url: {e}")))?;
-        if let Some(url::Host::Domain(host)) = parsed.host() {
-            // A name that does not resolve (yet) is accepted: every attempt resolves
-            // and checks it again, and records why it failed.
-            // The lookup is bounded so a slow resolver cannot hold the request.
-            let lookup = tokio::time::timeout(REGISTRATION_LOOKUP, state.resolver.lookup(host));
-            if let Ok(Err(e @ ResolveError::NotPublic { .. })) = lookup.await {
-                return Err(ApiError::new(Code::ValidationError, format!("url: {e}")));
-            }
+    resolves_to_public(state, &url, "url").await?;
+    Ok(url)
+}
+
+/// Refuses a webhook URL (already checked by the input contract, and named `field` in
+/// the error) whose host name resolves now to an address that is not public, unless
+/// private webhooks are allowed. A name that does not resolve (yet) is accepted: every
+/// attempt resolves and checks it again, and records why it failed. Registration and
+/// an ingest's `webhook_url` are checked alike.
+pub(super) async fn resolves_to_public(
+    state: &AppState,
+    url: &str,
+    field: &str,
+) -> Result<(), ApiError> {
+    if state.config.allow_private_webhooks {
+        return Ok(());
+    }
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| ApiError::new(Code::ValidationError, format!("{field}: {e}")))?;
+    if let Some(url::Host::Domain(host)) = parsed.host() {
+        // The lookup is bounded so a slow resolver cannot hold the request.
+        let lookup = tokio::time::timeout(REGISTRATION_LOOKUP, state.resolver.lookup(host));
+        if let Ok(Err(e @ ResolveError::NotPublic { .. })) = lookup.await {
+            return Err(ApiError::new(
+                Code::ValidationError,
+                format!("{field}: {e}"),
+            ));
         }
     }
-    Ok(url)
+    Ok(())
 }
 
 /// Register an endpoint.

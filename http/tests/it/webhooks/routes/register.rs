@@ -410,3 +410,30 @@ async fn deleting_a_webhook_is_204_then_404_and_fails_its_pending_deliveries() {
     assert_eq!(to_deleted, 1);
     assert_eq!(svc.deliveries(&keep).await.len(), 1);
 }
+
+#[tokio::test]
+async fn an_ingest_webhook_url_is_resolved_like_a_registration() {
+    // The same URL was refused at registration and accepted at ingest (the delivery
+    // then failed, out of the caller's sight).
+    let svc = strict().await;
+    let body = |url: &str| {
+        json!({"deployment_id": "acme-bot", "webhook_url": url, "events": [
+            {"actor_id": "cust-1", "content": "Where is my refund?", "timestamp": "2026-11-21T09:30:00Z"}
+        ]})
+    };
+    let reply = svc
+        .post("/api/v1/ingest", Some(&body("https://inside.example/hook")))
+        .await;
+    let message = assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(
+        message,
+        "webhook_url: `inside.example` resolves to 10.0.0.1, which is not a public address"
+    );
+    let reply = svc
+        .post(
+            "/api/v1/ingest",
+            Some(&body("https://hooks.example.com/hook")),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+}
