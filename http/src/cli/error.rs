@@ -63,8 +63,8 @@ pub enum CliError {
     /// The metrics listener could not start.
     #[error(transparent)]
     Metrics(#[from] crate::metrics::BindError),
-    /// `--webhook-disable-after` is not a positive number of hours.
-    #[error("`{0}` is not a number of hours above 0")]
+    /// `--webhook-disable-after` is not a number of hours in (0, 87600].
+    #[error("`{0}` is not a number of hours above 0 and at most 87600 (ten years)")]
     Hours(String),
     /// `--queue-key-share` is not in (0, 1].
     #[error("`{0}` is not a share above 0 and at most 1")]

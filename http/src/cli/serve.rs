@@ -102,7 +102,7 @@ pub fn run(args: &ServeArgs) -> u8 {
     }
 }
 
-/// A positive number of hours.
+/// A number of hours above 0 and at most ten years.
 fn parse_hours(s: &str) -> Result<f64, CliError> {
     match s.parse::<f64>() {
         Ok(h) if h > 0.0 && h <= 24.0 * 3650.0 => Ok(h),

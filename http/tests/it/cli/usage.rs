@@ -143,6 +143,22 @@ fn serve_refuses_zero_workers_before_it_starts() {
 }
 
 #[test]
+fn serve_says_what_range_of_hours_it_takes() {
+    for hours in ["0", "-1", "1e300", "soon"] {
+        let arg = format!("--webhook-disable-after={hours}");
+        let out = run(&["serve", &arg], None, None);
+        assert!(
+            out.stderr.contains(&format!(
+                "`{hours}` is not a number of hours above 0 and at most 87600 (ten years)"
+            )),
+            "{hours}: {:?}",
+            out.stderr
+        );
+        assert_eq!(out.code, Some(2));
+    }
+}
+
+#[test]
 fn score_help_names_every_import_format() {
     let out = run(&["score", "--help"], None, None);
     let from = out.stdout.split("--from").nth(1).expect("--from is listed");
