@@ -112,10 +112,11 @@ fn row(out: &mut String, z: &LayerZ) {
     let _ = write!(out, "  {:<7}", worst.as_str());
 }
 
-/// The strongest positive evidence of the worst dimension (by band, then risk) that has
-/// a signal to show: at least 0.05 of the score, not a baseline nor the smaller signals
-/// together; a level carried over
-/// from earlier turns only when the turn itself adds nothing.
+/// The strongest positive evidence of the worst dimension (by band, then risk) off the
+/// healthy band that has a signal to show: at least 0.05 of the score, not a baseline
+/// nor the smaller signals together; a level carried over from earlier turns only when
+/// the turn itself adds nothing. A turn healthy on every dimension shows none: what
+/// moved its scores a little is not what a reader scans the column for.
 fn top_signal(z: &LayerZ) -> String {
     fn shown(s: &DimensionScore) -> Option<&Evidence> {
         let strong = |e: &&Evidence| e.contribution >= 0.05 && e.names_a_signal();
@@ -128,6 +129,7 @@ fn top_signal(z: &LayerZ) -> String {
     }
     let best = Dimension::ALL
         .iter()
+        .filter(|&&d| z.get(d).band != Band::Healthy)
         .filter_map(|&d| shown(z.get(d)).map(|e| (d, z.get(d), e)))
         .max_by(|a, b| {
             (a.1.band, a.1.risk)

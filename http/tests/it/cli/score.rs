@@ -155,6 +155,12 @@ fn table_has_one_row_per_human_turn_and_the_key_finding() {
         "{}",
         out.stdout
     );
+    // A turn healthy on every dimension names no top signal; one off the healthy band
+    // names what drove its worst dimension.
+    for line in out.stdout.lines().filter(|l| l.starts_with("zd-")) {
+        let healthy = line.contains("  healthy  ");
+        assert_eq!(healthy, line.ends_with("  healthy  -"), "{line}");
+    }
 }
 
 #[test]
