@@ -353,21 +353,30 @@ pub(super) enum Pool {
 
 /// Which file a SQLite database is: its path, and the device and inode it had when
 /// opened. A file deleted or replaced under a running server goes on taking writes
-/// through the connections that have it open, and all of it is lost at restart; a
-/// write transaction checks first (`Pool::begin_write`).
+/// through the connections that have it open, and all of it is lost at restart, while
+/// a connection opened since finds an empty database; every query outside a
+/// transaction, and every transaction, checks first (a `stat` of the path).
 #[derive(Debug, Clone)]
 pub(super) struct FileIdentity {
     path: std::path::PathBuf,
     id: (u64, u64),
+    /// The file itself, held open for as long as the pool lives: while it is, its
+    /// inode cannot be freed and given to a new file at the same path (with every
+    /// pooled connection closed, after their idle timeout, it could be, and a replaced
+    /// file would pass). It is closed only with the last clone of the pool: closing a
+    /// descriptor of a file drops the process's POSIX locks on it, SQLite's included.
+    _held: std::sync::Arc<std::fs::File>,
 }
 
 impl FileIdentity {
     /// The identity of the file at `path` now; `None` where it cannot be told (no
     /// file, or not Unix).
     fn of(path: &std::path::Path) -> Option<FileIdentity> {
+        let held = std::fs::File::open(path).ok()?;
         Some(FileIdentity {
             path: path.to_owned(),
             id: device_and_inode(path)?,
+            _held: std::sync::Arc::new(held),
         })
     }
 
@@ -468,16 +477,19 @@ impl Pool {
 
     /// Every row of a query.
     pub(super) async fn fetch_all(&self, q: Query<'_>) -> StoreResult<Vec<Row>> {
+        self.check_file()?;
         self.exec().fetch_all(q).await
     }
 
     /// The first row of a query, if any.
     pub(super) async fn fetch_optional(&self, q: Query<'_>) -> StoreResult<Option<Row>> {
+        self.check_file()?;
         self.exec().fetch_optional(q).await
     }
 
     /// The first row of a query, which must have one.
     pub(super) async fn fetch_one(&self, q: Query<'_>) -> StoreResult<Row> {
+        self.check_file()?;
         self.exec().fetch_one(q).await
     }
 
