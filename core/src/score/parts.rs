@@ -149,14 +149,22 @@ fn other_signals<D>(
     if emits_zero(contribution) {
         return;
     }
-    rest.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)));
-    // Written once, at its final size.
+    // Written once, at its final size; the names strongest first, picked one by one
+    // (a handful, and no sort code of its own for each kind of part).
     let names: usize = rest.iter().map(|p| p.0.len() + 2).sum();
     let mut detail = String::with_capacity(names + 24);
     let _ = write!(detail, "{} smaller signals:", rest.len());
-    for (k, (signal, ..)) in rest.iter().enumerate() {
-        detail.push_str(if k == 0 { " " } else { ", " });
-        detail.push_str(signal);
+    let mut left = rest.len();
+    while left > 0 {
+        let best = (1..left).fold(0, |best, k| {
+            let (a, b) = (&rest[k], &rest[best]);
+            let first = b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0));
+            if first == Ordering::Less { k } else { best }
+        });
+        detail.push_str(if left == rest.len() { " " } else { ", " });
+        detail.push_str(rest[best].0);
+        rest.swap(best, left - 1);
+        left -= 1;
     }
     let other = Evidence {
         signal: OTHER_SIGNALS,

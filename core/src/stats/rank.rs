@@ -39,10 +39,10 @@ impl Ranking {
     }
 }
 
-/// Ranks `x` and `y` jointly. `None` when either is empty or holds a `NaN`.
-///
-/// `-0.0` and `0.0` are the same value (a tie), as are two equal infinities.
-pub(crate) fn rank_two(x: &[f64], y: &[f64]) -> Option<Ranking> {
+/// The values of `x` (marked `true`) and `y` (`false`) in one sorted list. `None`
+/// when either is empty or holds a `NaN`. Equal values are adjacent: `total_cmp`
+/// puts -0.0 right before 0.0.
+pub(crate) fn pooled(x: &[f64], y: &[f64]) -> Option<Vec<(f64, bool)>> {
     if x.is_empty() || y.is_empty() || x.iter().chain(y).any(|v| v.is_nan()) {
         return None;
     }
@@ -51,8 +51,15 @@ pub(crate) fn rank_two(x: &[f64], y: &[f64]) -> Option<Ranking> {
         .map(|&v| (v, true))
         .chain(y.iter().map(|&v| (v, false)))
         .collect();
-    // total_cmp puts -0.0 right before 0.0, so equal values stay adjacent.
     pooled.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    Some(pooled)
+}
+
+/// Ranks `x` and `y` jointly. `None` when either is empty or holds a `NaN`.
+///
+/// `-0.0` and `0.0` are the same value (a tie), as are two equal infinities.
+pub(crate) fn rank_two(x: &[f64], y: &[f64]) -> Option<Ranking> {
+    let pooled = pooled(x, y)?;
 
     let total = pooled.len();
     let mut rank_sum_x_doubled: u128 = 0;

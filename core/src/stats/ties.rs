@@ -8,8 +8,6 @@
 //! to the two samples (a permutation test, counted exactly) has no such trouble; this
 //! module computes it whenever that is cheap.
 
-use statrs::function::factorial::ln_binomial;
-
 /// Two-sided p-value of U from its exact distribution conditional on the pooled
 /// sample's tie groups: every way of dealing the pooled values to samples of sizes m
 /// and n equally likely, p = P(|U − m·n/2| ≥ |U_observed − m·n/2|).
@@ -33,19 +31,11 @@ use statrs::function::factorial::ln_binomial;
 /// assert!((p - 5.0 / 1005.0).abs() < 1e-12);
 /// ```
 pub fn exact_with_ties(x: &[f64], y: &[f64], budget: u64) -> Option<f64> {
-    if x.is_empty() || y.is_empty() || x.iter().chain(y).any(|v| v.is_nan()) {
-        return None;
-    }
     // U is symmetric about m·n/2 in the two samples: count on the smaller one.
     let (small, large) = if x.len() <= y.len() { (x, y) } else { (y, x) };
     let (m, n) = (small.len(), large.len());
     let total = m + n;
-    let mut pooled: Vec<(f64, bool)> = small
-        .iter()
-        .map(|&v| (v, true))
-        .chain(large.iter().map(|&v| (v, false)))
-        .collect();
-    pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let pooled = super::rank::pooled(small, large)?;
     // (size, values of the smaller sample) of each group of equal values, in order.
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut last: Option<f64> = None;
@@ -82,6 +72,14 @@ pub fn exact_with_ties(x: &[f64], y: &[f64], budget: u64) -> Option<f64> {
         below += t;
         dealt += j;
     }
+    // ln k! for k ≤ N, for the hypergeometric weights.
+    let ln_factorial: Vec<f64> = std::iter::once(0.0)
+        .chain((1..=total).scan(0.0, |acc, k| {
+            *acc += (k as f64).ln();
+            Some(*acc)
+        }))
+        .collect();
+    let ln_binomial = |a: usize, b: usize| ln_factorial[a] - ln_factorial[b] - ln_factorial[a - b];
     // prob[a · width + u]: probability of having dealt `a` values with U doubled `u`.
     let mut prob = vec![0.0f64; (m + 1) * width];
     prob[0] = 1.0;
@@ -100,9 +98,8 @@ pub fn exact_with_ties(x: &[f64], y: &[f64], budget: u64) -> Option<f64> {
                 if need - j > left - t {
                     continue;
                 }
-                let weight = (ln_binomial(t as u64, j as u64)
-                    + ln_binomial((left - t) as u64, (need - j) as u64)
-                    - ln_binomial(left as u64, need as u64))
+                let weight = (ln_binomial(t, j) + ln_binomial(left - t, need - j)
+                    - ln_binomial(left, need))
                 .exp();
                 let shift = gain(below, a, t, j);
                 let to = &mut next[(a + j) * width..(a + j + 1) * width];
