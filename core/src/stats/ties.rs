@@ -8,6 +8,9 @@
 //! to the two samples (a permutation test, counted exactly) has no such trouble; this
 //! module computes it whenever that is cheap.
 
+/// Entries of the probability table at most (16 Mi × 8 bytes, held twice).
+const MAX_TABLE: usize = 1 << 24;
+
 /// Two-sided p-value of U from its exact distribution conditional on the pooled
 /// sample's tie groups: every way of dealing the pooled values to samples of sizes m
 /// and n equally likely, p = P(|U − m·n/2| ≥ |U_observed − m·n/2|).
@@ -53,11 +56,15 @@ pub fn exact_with_ties(x: &[f64], y: &[f64], budget: u64) -> Option<f64> {
         return None;
     }
     let width = 2 * m * n + 1;
-    let steps: u64 = groups
-        .iter()
-        .map(|&(t, _)| (t.min(m) as u64 + 1) * (m as u64 + 1) * width as u64)
-        .sum();
-    if steps > budget {
+    // Saturating: for two periods of 10,000 conversations the count passes u64.
+    let steps = groups.iter().fold(0u64, |sum, &(t, _)| {
+        let group = (t.min(m) as u64 + 1)
+            .saturating_mul(m as u64 + 1)
+            .saturating_mul(width as u64);
+        sum.saturating_add(group)
+    });
+    // The table itself is held twice; whatever the budget, it stays under 256 MiB.
+    if steps > budget || (m + 1).saturating_mul(width) > MAX_TABLE {
         return None;
     }
     // U doubled of one deal: each value of the smaller sample in a group counts the
@@ -186,6 +193,15 @@ mod tests {
             let r = exact_with_ties(y, x, u64::MAX).expect("ties");
             assert!((p - r).abs() < 1e-12, "{x:?} {y:?}: {p} vs {r}");
         }
+    }
+
+    #[test]
+    fn two_large_periods_are_refused_whatever_the_budget() {
+        // Two ranges of 10,000 conversations each, with ties: a table of 2·10⁸ × 10⁴
+        // entries is not allocated, however large the budget.
+        let x: Vec<f64> = (0..10_000).map(|i| f64::from(i % 7)).collect();
+        let y: Vec<f64> = (0..10_000).map(|i| f64::from(i % 11)).collect();
+        assert_eq!(exact_with_ties(&x, &y, u64::MAX), None);
     }
 
     #[test]
