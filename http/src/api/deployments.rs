@@ -399,8 +399,9 @@ pub(super) async fn list_deployments(
     Ok(Json(DeploymentList { data }))
 }
 
-/// `?days=` of `GET /deployments/{id}/history`.
+/// `?days=` of `GET /deployments/{id}/history`; any other parameter is refused.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DaysQuery {
     #[serde(default, deserialize_with = "super::body::whole_number")]
     days: Option<i64>,

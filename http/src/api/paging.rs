@@ -11,8 +11,10 @@ pub const PAGE_DEFAULT: u32 = 20;
 /// Items per page at most.
 pub const PAGE_MAX: u32 = 100;
 
-/// `?limit=` and `?cursor=` as given.
+/// `?limit=` and `?cursor=` as given; any other parameter is refused (a typo such as
+/// `?limt=` would otherwise be ignored without a word).
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PageQuery {
     #[serde(default, deserialize_with = "super::body::whole_number")]
     limit: Option<i64>,

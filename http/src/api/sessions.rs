@@ -104,8 +104,9 @@ pub enum IntelligenceView {
     Condensed(CondensedView),
 }
 
-/// Which shape to return.
+/// Which shape to return; any other parameter is refused.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ViewQuery {
     view: Option<String>,
 }

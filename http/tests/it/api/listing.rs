@@ -95,6 +95,11 @@ async fn a_bad_page_is_a_validation_error() {
             "cursor=yesterday",
             "cursor: must be the `next_cursor` of a previous page (a session id)",
         ),
+        // A misspelt parameter is refused, not ignored.
+        (
+            "limt=5",
+            "query: limt: unknown field `limt`, expected `limit` or `cursor`",
+        ),
     ] {
         let r = svc.get(&format!("/api/v1/sessions?{query}")).await;
         assert_error(&r, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
