@@ -4,7 +4,7 @@
 import type { components } from './rest/schema'
 
 /** A request object, an array of events, a file's bytes, or a file path (read by the addon); see docs/sdks.md. */
-export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | ArrayBuffer | DataView | string
+export type Input = components['schemas']['IngestRequest'] | Array<components['schemas']['BIEEvent']> | Uint8Array | ArrayBuffer | string
 
 /** A webhook delivery's headers: an object of names to values, or anything iterable as `[name, value]` pairs (a fetch `Headers`, a `Map`). */
 export type WebhookHeaders = Record<string, string | string[] | undefined> | Iterable<[string, string | string[]]>
@@ -62,7 +62,7 @@ export type IngestRequest = components['schemas']['IngestRequest']
 export type ImportFormat = 'chatgpt' | 'claude' | 'zendesk' | 'intercom' | 'slack' | 'mapping'
 
 /** A path to a file or an export folder, one file's bytes, or an object of file names to contents (docs/connectors.md). */
-export type ImportFiles = string | Uint8Array | ArrayBuffer | DataView | Record<string, string | Uint8Array | ArrayBuffer | DataView>
+export type ImportFiles = string | Uint8Array | ArrayBuffer | Record<string, string | Uint8Array | ArrayBuffer>
 
 /** An item a connector left out: where (file and position), and why. */
 export interface SkippedItem {
@@ -112,4 +112,4 @@ export declare function validate(input: Input, options?: ValidateOptions | null)
  * values, or anything iterable as `[name, value]` pairs: a fetch `Headers`, a `Map`,
  * an array of pairs.
  */
-export declare function verifySignature(secret: string, body: string | Uint8Array | ArrayBuffer | DataView, headers: WebhookHeaders, options?: VerifyOptions | null): boolean
+export declare function verifySignature(secret: string, body: string | Uint8Array | ArrayBuffer, headers: WebhookHeaders, options?: VerifyOptions | null): boolean

@@ -82,10 +82,13 @@ fn tag(env: &Env, value: Unknown<'_>) -> napi::Result<String> {
     Ok(name.unwrap_or(&text).to_owned())
 }
 
-/// Bytes given as binary data: a `Uint8Array` (a `Buffer`), an `ArrayBuffer` (what
-/// `await response.arrayBuffer()` gives) or a `DataView`. `Err(None)` for a value
-/// that is no binary data; `Err(Some(tag))` for binary data or a collection whose
-/// JSON would be misread (`Int16Array`, `Map`, `Set`: `{}` or numbered keys).
+/// Bytes given as binary data: a `Uint8Array` (a `Buffer`) or an `ArrayBuffer` (what
+/// `await response.arrayBuffer()` gives), each recognised by the engine's own type
+/// check. `Err(None)` for a value that is no binary data; `Err(Some(name))` for binary
+/// data or a collection whose JSON would be misread (a `DataView`, an `Int16Array`, a
+/// `Map`, a `Set`: `{}` or numbered keys). A `DataView` is refused rather than read:
+/// its offset and length are getters a subclass can change, so a view of the bytes
+/// is asked for as a `Uint8Array`.
 pub fn binary(env: &Env, value: Unknown<'_>) -> napi::Result<Result<Vec<u8>, Option<String>>> {
     if value.get_type()? != ValueType::Object || value.is_array()? {
         return Ok(Err(None));
@@ -93,20 +96,15 @@ pub fn binary(env: &Env, value: Unknown<'_>) -> napi::Result<Result<Vec<u8>, Opt
     if let Ok(bytes) = Uint8ArraySlice::from_unknown(value) {
         return Ok(Ok(bytes.to_vec()));
     }
+    if value.is_arraybuffer()? {
+        return Ok(Ok(ArrayBuffer::from_unknown(value)?.to_vec()));
+    }
+    if value.is_dataview()? || value.is_typedarray()? {
+        return Ok(Err(Some(tag(env, value)?)));
+    }
     let tag = tag(env, value)?;
     Ok(match tag.as_str() {
-        "ArrayBuffer" => Ok(ArrayBuffer::from_unknown(value)?.to_vec()),
-        "DataView" => {
-            let view = Object::from_unknown(value)?;
-            let buffer: Unknown<'_> = view.get_named_property("buffer")?;
-            let buffer = ArrayBuffer::from_unknown(buffer)?;
-            let at: u32 = view.get_named_property("byteOffset")?;
-            let length: u32 = view.get_named_property("byteLength")?;
-            let (at, length) = (at as usize, length as usize);
-            Ok(buffer[at..at + length].to_vec())
-        }
         "Map" | "Set" | "WeakMap" | "WeakSet" | "SharedArrayBuffer" => Err(Some(tag)),
-        _ if value.is_typedarray()? => Err(Some(tag)),
         _ => Err(None),
     })
 }

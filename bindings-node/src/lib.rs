@@ -228,10 +228,20 @@ fn mapping_and_rest(
     let (mut mapping, mut rest) = (None, serde_json::Map::new());
     for name in Object::keys(&object)? {
         let value: Unknown<'_> = object.get_named_property(&name)?;
-        if name == "mapping" && value.is_typedarray()? {
-            mapping = contents(env, value, "mapping")?;
-        } else {
-            rest.insert(name, convert::options(env, Some(value))?);
+        // A mapping given as binary data is read as its bytes; JSON cannot hold it.
+        let bytes = match name == "mapping" {
+            true => convert::binary(env, value)?,
+            false => Err(None),
+        };
+        match bytes {
+            Ok(bytes) => mapping = Some(bytes),
+            Err(Some(_)) => {
+                let expected = "an object, JSON text, a Uint8Array or an ArrayBuffer";
+                return Err(wrong(env, "mapping", expected, value));
+            }
+            Err(None) => {
+                rest.insert(name, convert::options(env, Some(value))?);
+            }
         }
     }
     Ok((mapping, Value::Object(rest)))
@@ -242,7 +252,7 @@ fn mapping_and_rest(
 /// values, or anything iterable as `[name, value]` pairs: a fetch `Headers`, a `Map`,
 /// an array of pairs.
 #[napi(
-    ts_args_type = "secret: string, body: string | Uint8Array | ArrayBuffer | DataView, headers: WebhookHeaders, options?: VerifyOptions | null"
+    ts_args_type = "secret: string, body: string | Uint8Array | ArrayBuffer, headers: WebhookHeaders, options?: VerifyOptions | null"
 )]
 pub fn verify_signature(
     env: &Env,

@@ -212,3 +212,14 @@ test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
     'is not an option here; expected one of deploymentId, mapping',
   )
 })
+
+test('a mapping given as an ArrayBuffer is its bytes; a DataView is refused at mapping', () => {
+  const c = cases.find((x) => x.format === 'mapping')
+  const { files, mapping } = load(c)
+  const expected = readJSON(join(golden, 'mapping.json'))
+  const buffer = mapping.buffer.slice(mapping.byteOffset, mapping.byteOffset + mapping.byteLength)
+  assert.deepStrictEqual(importConversations('mapping', files, { mapping: buffer }), expected)
+  const refused = violation(() => importConversations('mapping', files, { mapping: new DataView(buffer) }))
+  assert.equal(refused.path, 'mapping')
+  assert.match(refused.message, /, got DataView$/)
+})

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
-import { drift, driftAsync, score, scoreAsync, validate } from '../index.js'
+import { drift, driftAsync, score, scoreAsync, validate, verifySignature } from '../index.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const example = join(root, 'examples/support-refund-goes-wrong.json')
@@ -213,13 +213,27 @@ test('half a surrogate pair in a string is refused at its name, not read as U+FF
   )
 })
 
-test('an ArrayBuffer or a DataView is bytes; a Map, a Set or another typed array is refused', () => {
+test('an ArrayBuffer is bytes; a DataView, a Map, a Set or another typed array is refused', () => {
   const json = new TextEncoder().encode(JSON.stringify(request))
   // What `await response.arrayBuffer()` gives, and a view into part of a larger buffer.
   assert.deepEqual(score(json.buffer), reference)
   const padded = new Uint8Array(json.length + 8)
   padded.set(json, 4)
-  assert.deepEqual(score(new DataView(padded.buffer, 4, json.length)), reference)
+  assert.deepEqual(score(new Uint8Array(padded.buffer, 4, json.length)), reference)
+  // A DataView whose getters lie once aborted the process: a DataView is refused.
+  class Lying extends DataView {
+    get byteLength() {
+      return 1000
+    }
+  }
+  for (const view of [new DataView(padded.buffer, 4, json.length), new Lying(new ArrayBuffer(8))]) {
+    assert.throws(
+      () => score(view),
+      (e) => e.code === 'VALIDATION_ERROR' && e.details[0].message.endsWith(', got DataView'),
+    )
+  }
+  const fake = { [Symbol.toStringTag]: 'DataView', buffer: new ArrayBuffer(2), byteOffset: 0, byteLength: 100 }
+  assert.throws(() => verifySignature('s', fake, {}), (e) => e.code === 'VALIDATION_ERROR' && e.details[0].path === 'body')
   const input = 'must be a request object, an array of events, a file path, a Uint8Array or an ArrayBuffer'
   // Their JSON would be `{}` or numbered keys: a misleading "deployment_id: is required".
   for (const [value, got] of [

@@ -61,11 +61,12 @@ fn tag(v: &JsValue) -> String {
         .unwrap_or_else(|| "Object".to_owned())
 }
 
-/// Bytes given as binary data: a `Uint8Array`, an `ArrayBuffer` (what `await
-/// response.arrayBuffer()` and `await file.arrayBuffer()` give) or a `DataView`.
-/// `Err(None)` for a value that is no binary data; `Err(Some(()))` for binary data or
-/// a collection whose JSON would be misread (`Int16Array`, `Map`, `Set`: `{}` or
-/// numbered keys).
+/// Bytes given as binary data: a `Uint8Array` or an `ArrayBuffer` (what `await
+/// response.arrayBuffer()` and `await file.arrayBuffer()` give). `Err(None)` for a
+/// value that is no binary data; `Err(Some(()))` for binary data or a collection whose
+/// JSON would be misread (a `DataView`, an `Int16Array`, a `Map`, a `Set`: `{}` or
+/// numbered keys). A `DataView` is refused rather than read, as in Node: its offset
+/// and length are getters a subclass can change.
 fn binary(v: &JsValue) -> Result<Vec<u8>, Option<()>> {
     if !v.is_object() || Array::is_array(v) {
         return Err(None);
@@ -76,15 +77,8 @@ fn binary(v: &JsValue) -> Result<Vec<u8>, Option<()>> {
     if v.is_instance_of::<ArrayBuffer>() {
         return Ok(Uint8Array::new(v).to_vec());
     }
-    if let Some(view) = v.dyn_ref::<js_sys::DataView>() {
-        let bytes = Uint8Array::new_with_byte_offset_and_length(
-            &view.buffer(),
-            view.byte_offset() as u32,
-            view.byte_length() as u32,
-        );
-        return Ok(bytes.to_vec());
-    }
-    let misread = v.is_instance_of::<js_sys::Map>()
+    let misread = v.is_instance_of::<js_sys::DataView>()
+        || v.is_instance_of::<js_sys::Map>()
         || v.is_instance_of::<js_sys::Set>()
         || v.is_instance_of::<js_sys::WeakMap>()
         || v.is_instance_of::<js_sys::WeakSet>()
@@ -206,19 +200,25 @@ pub fn files(v: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
         .collect()
 }
 
-/// A `mapping` option given as bytes, which JSON cannot hold, and the options for
+/// A `mapping` option given as binary data, which JSON cannot hold, and the options for
 /// core without it (core reads a mapping given as an object or text itself).
 pub fn mapping_and_rest(v: &JsValue) -> Result<(Option<Vec<u8>>, Value), JsValue> {
     let mapping = match v.is_object() {
         true => Reflect::get(v, &"mapping".into())?,
         false => JsValue::UNDEFINED,
     };
-    let Some(bytes) = mapping.dyn_ref::<Uint8Array>() else {
-        return Ok((None, options(v)?));
+    // Binary data is read as its bytes; JSON cannot hold it.
+    let bytes = match binary(&mapping) {
+        Ok(bytes) => bytes,
+        Err(Some(())) => {
+            let expected = "an object, JSON text, a Uint8Array or an ArrayBuffer";
+            return Err(wrong("mapping", expected, &mapping));
+        }
+        Err(None) => return Ok((None, options(v)?)),
     };
     let rest = Object::assign(&Object::new(), v.unchecked_ref());
     Reflect::delete_property(&rest, &"mapping".into())?;
-    Ok((Some(bytes.to_vec()), options(&rest)?))
+    Ok((Some(bytes), options(&rest)?))
 }
 
 /// A string argument.

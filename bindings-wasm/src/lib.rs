@@ -80,8 +80,7 @@ pub fn import_conversations(
 #[wasm_bindgen(js_name = verifySignature)]
 pub fn verify_signature(
     #[wasm_bindgen(unchecked_param_type = "string")] secret: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | ArrayBuffer | DataView")]
-    body: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | Uint8Array | ArrayBuffer")] body: JsValue,
     #[wasm_bindgen(unchecked_param_type = "WebhookHeaders")] headers: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "VerifyOptions")] options: JsValue,
 ) -> Result<bool, JsValue> {

@@ -9,7 +9,7 @@ type Schemas = components["schemas"];
 
 /** What `score`, `validate` and `drift` read: an ingest request, an array of events,
  * or the text (JSON, JSON array or JSON Lines) of either, as a string or UTF-8 bytes. */
-export type Input = IngestRequest | UndertoneEvent[] | string | Uint8Array | ArrayBuffer | DataView;
+export type Input = IngestRequest | UndertoneEvent[] | string | Uint8Array | ArrayBuffer;
 /** How the input text is laid out; `auto` detects JSON Lines from its first line. */
 export type InputFormat = "auto" | "json" | "jsonl";
 /** Which analysis pipeline to use; `auto` picks one from the shape of the events. */
@@ -18,7 +18,7 @@ export type Pipeline = "auto" | "support" | "reviews";
 /** The formats `importConversations` reads (`mapping` needs `options.mapping`). */
 export type ImportFormat = "chatgpt" | "claude" | "zendesk" | "intercom" | "slack" | "mapping";
 /** One file's contents (named `input`), or an object of file names to contents. */
-export type ImportFiles = string | Uint8Array | ArrayBuffer | DataView | Record<string, string | Uint8Array | ArrayBuffer | DataView>;
+export type ImportFiles = string | Uint8Array | ArrayBuffer | Record<string, string | Uint8Array | ArrayBuffer>;
 /** An item a connector left out: where (file and position), and why. */
 export interface SkippedItem {
   at: string;
