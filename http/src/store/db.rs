@@ -375,7 +375,8 @@ impl FileIdentity {
         let held = std::fs::File::open(path).ok()?;
         Some(FileIdentity {
             path: path.to_owned(),
-            id: device_and_inode(path)?,
+            // Of the file held, not of whatever the path names a moment later.
+            id: file_id(&held.metadata().ok()?)?,
             _held: std::sync::Arc::new(held),
         })
     }
@@ -389,14 +390,19 @@ impl FileIdentity {
     }
 }
 
-#[cfg(unix)]
+/// The device and inode of the file at `path` now.
 fn device_and_inode(path: &std::path::Path) -> Option<(u64, u64)> {
+    file_id(&std::fs::metadata(path).ok()?)
+}
+
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    Some((m.dev(), m.ino()))
 }
 
 #[cfg(not(unix))]
-fn device_and_inode(_: &std::path::Path) -> Option<(u64, u64)> {
+fn file_id(_: &std::fs::Metadata) -> Option<(u64, u64)> {
     None
 }
 
@@ -734,8 +740,17 @@ async fn relay(pool: &PgPool, wake: &Wake) -> StoreResult<()> {
 pub(super) async fn open(url: &str) -> StoreResult<(Pool, Option<Listener>)> {
     if url.starts_with("sqlite:") {
         let pool = open_sqlite(url).await?;
-        let file = pool.connect_options().get_filename().to_owned();
-        Ok((Pool::Sqlite(pool, FileIdentity::of(&file)), None))
+        // The file SQLite itself opened, as an absolute path; none for a database in
+        // memory, which has no file to lose.
+        let file: String =
+            sqlx::query_scalar("SELECT file FROM pragma_database_list WHERE name = 'main'")
+                .fetch_one(&pool)
+                .await?;
+        let identity = match file.is_empty() {
+            true => None,
+            false => FileIdentity::of(std::path::Path::new(&file)),
+        };
+        Ok((Pool::Sqlite(pool, identity), None))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let (pool, listener) = open_postgres(url).await?;
         Ok((Pool::Postgres(pool), Some(listener)))
@@ -755,7 +770,10 @@ async fn open_sqlite(url: &str) -> StoreResult<SqlitePool> {
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(BUSY_TIMEOUT)
         .foreign_keys(true);
-    create_private(options.get_filename())?;
+    // A database in memory (`sqlite::memory:`, `?mode=memory`) has no file to create.
+    if !(url.contains(":memory:") || url.contains("mode=memory")) {
+        create_private(options.get_filename())?;
+    }
     let pool = SqlitePoolOptions::new()
         .max_connections(SQLITE_CONNECTIONS)
         .before_acquire(|conn, _| Box::pin(async move { Ok(outside_a_transaction(conn)) }))
@@ -878,6 +896,40 @@ mod tests {
         let empty: [&str; 0] = [];
         let q = query("SELECT 1 WHERE b IN ($list)").bind_list(empty);
         assert_eq!(q.sql, "SELECT 1 WHERE b IN (NULL)");
+    }
+
+    #[tokio::test]
+    async fn a_database_in_memory_has_no_file_to_watch_or_create() {
+        // sqlx names an in-memory database `file:sqlx-in-memory-N`: that name was once
+        // created as an empty file in the working directory and watched, so deleting
+        // the stray file made a healthy server answer 503.
+        let stray = || {
+            std::fs::read_dir(".")
+                .expect("the working directory")
+                .filter_map(Result::ok)
+                .any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("file:sqlx-in-memory")
+                })
+        };
+        let before = stray();
+        let (pool, _) = open("sqlite::memory:").await.expect("opens");
+        assert!(matches!(pool, Pool::Sqlite(_, None)), "{pool:?}");
+        assert!(pool.check_file().is_ok());
+        assert_eq!(stray(), before, "no file created for a database in memory");
+        // A file database is watched, by its absolute path.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let url = format!("sqlite://{}", dir.path().join("w.db").display());
+        let (pool, _) = open(&url).await.expect("opens");
+        let Pool::Sqlite(_, Some(file)) = &pool else {
+            panic!("{pool:?}")
+        };
+        assert!(
+            file.path.is_absolute() && file.path.ends_with("w.db"),
+            "{file:?}"
+        );
+        assert!(pool.check_file().is_ok());
     }
 
     #[tokio::test]
