@@ -192,3 +192,12 @@ def test_a_lone_surrogate_inside_an_event_is_named_by_the_json_reader() -> None:
     # A real U+FFFD and a whole character beyond the BMP are text.
     fine = undertone.score(events(), deployment_id="bot\ufffd\U0001f600")
     assert fine["intelligence"]["deployment_id"] == "bot\ufffd\U0001f600"
+
+
+def test_a_whole_character_beyond_the_bmp_in_an_option_is_not_called_a_surrogate() -> None:
+    # json.dumps escapes 🤖 as a whole surrogate pair: that is text. The NaN is the error.
+    with pytest.raises(undertone.ValidationError) as caught:
+        undertone.import_conversations("mapping", b"[]", mapping={"roles": {"🤖": "ai"}, "x": float("nan")})
+    message = caught.value.details[0]["message"]
+    assert "surrogate" not in message, message
+    assert caught.value.details[0]["path"] == "options"

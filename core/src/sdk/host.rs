@@ -181,10 +181,23 @@ pub fn has_replacement(value: &Value) -> bool {
     }
 }
 
-/// Whether JSON text escapes half a surrogate pair (`\ud800` to `\udfff`), as
-/// `JSON.stringify` writes a lone half (and a whole pair as its character).
+/// Whether JSON text escapes half a surrogate pair on its own: a high half
+/// (`\ud800` to `\udbff`) not followed by an escaped low half (`\udc00` to `\udfff`),
+/// or a low half not after a high one. `JSON.stringify` writes a lone half so (and a
+/// whole pair as its character); Python's `json.dumps` escapes whole pairs too, which
+/// are text.
 pub fn escapes_a_surrogate(json: &str) -> bool {
     let bytes = json.as_bytes();
+    // The surrogate half a `\u` escape at `at` writes: Some(true) high, Some(false) low.
+    let half = |at: usize| -> Option<bool> {
+        let hex = bytes.get(at + 2..at + 6)?;
+        let unit = u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
+        match unit {
+            0xd800..=0xdbff => Some(true),
+            0xdc00..=0xdfff => Some(false),
+            _ => None,
+        }
+    };
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] != b'\\' {
@@ -192,13 +205,17 @@ pub fn escapes_a_surrogate(json: &str) -> bool {
             continue;
         }
         // An escape: `\\` followed by `ud800` is a backslash and then text.
-        if let [b'u', d, x, ..] = bytes[i + 1..]
-            && d.eq_ignore_ascii_case(&b'd')
-            && matches!(x.to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
-        {
-            return true;
+        if bytes.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
         }
-        i += 2;
+        match half(i) {
+            Some(true) if bytes.get(i + 6) == Some(&b'\\') && half(i + 6) == Some(false) => {
+                i += 12;
+            }
+            Some(_) => return true,
+            None => i += 6,
+        }
     }
     false
 }
@@ -584,6 +601,12 @@ mod tests {
         assert!(!escapes_a_surrogate(r#""bot\\ud800""#));
         assert!(!escapes_a_surrogate(r#""\u00e9 \u2028 \ud7ff \ue000""#));
         assert!(!escapes_a_surrogate("\"😀\""));
+        // A whole pair escaped, as Python's json.dumps writes 😀, is text; its halves
+        // apart, or swapped, are not.
+        assert!(!escapes_a_surrogate(r#""\ud83d\ude00 and \uD83D\uDE00""#));
+        assert!(escapes_a_surrogate(r#""\ude00\ud83d""#));
+        assert!(escapes_a_surrogate(r#""\ud83d x \ude00""#));
+        assert!(escapes_a_surrogate(r#""\ud83d\u0041""#));
         assert!(!escapes_a_surrogate(r#""\u"#));
         assert!(!escapes_a_surrogate(r"\"));
     }
