@@ -55,18 +55,23 @@ pub fn exact_with_ties(x: &[f64], y: &[f64], budget: u64) -> Option<f64> {
     if groups.len() == total {
         return None;
     }
-    let width = 2 * m * n + 1;
-    // Saturating: for two periods of 10,000 conversations the count passes u64.
+    // In u64 and checked: on a 32-bit target 2·m·n passes usize long before the caps.
+    let width = (m as u64)
+        .checked_mul(n as u64)
+        .and_then(|p| p.checked_mul(2))
+        .and_then(|p| p.checked_add(1))?;
     let steps = groups.iter().fold(0u64, |sum, &(t, _)| {
         let group = (t.min(m) as u64 + 1)
             .saturating_mul(m as u64 + 1)
-            .saturating_mul(width as u64);
+            .saturating_mul(width);
         sum.saturating_add(group)
     });
     // The table itself is held twice; whatever the budget, it stays under 256 MiB.
-    if steps > budget || (m + 1).saturating_mul(width) > MAX_TABLE {
+    if steps > budget || (m as u64 + 1).saturating_mul(width) > MAX_TABLE as u64 {
         return None;
     }
+    // Under MAX_TABLE entries: every count below fits a usize, even on 32 bits.
+    let width = width as usize;
     // U doubled of one deal: each value of the smaller sample in a group counts the
     // larger sample's values below the group twice and those tied with it once.
     let gain = |below: usize, dealt_below: usize, t: usize, j: usize| {
