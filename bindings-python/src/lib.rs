@@ -89,6 +89,16 @@ fn lone_surrogate(py: Python<'_>, path: &str) -> Py<PyAny> {
         .into_any()
 }
 
+/// A path given as `str` (named `path` in errors), as the operating system names
+/// files: PyO3 encodes it as `os.fsencode` does, so a file name that is not UTF-8
+/// (which `os.fsdecode` turned into lone surrogates) names its file again. A lone
+/// surrogate that no file name can hold is the `ValidationError` of [`text`].
+fn file_path(value: &Bound<'_, PyAny>, path: &str) -> PyResult<std::path::PathBuf> {
+    value
+        .extract()
+        .map_err(|_| core_error(value.py(), &host::lone_surrogate(path)))
+}
+
 /// A `str` as text, or the `ValidationError` at `path` for one holding a lone
 /// surrogate (`PyString::to_string` would put U+FFFD in its place).
 fn text(s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
@@ -99,11 +109,11 @@ fn text(s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
 
 /// An input: a path (`str`), read and named by it, or bytes.
 fn input(value: &Bound<'_, PyAny>, path: &str) -> PyResult<(Vec<u8>, Option<String>)> {
-    if let Ok(p) = value.cast::<PyString>() {
-        let p = text(p, path)?;
+    if value.cast::<PyString>().is_ok() {
+        let p = file_path(value, path)?;
         return Ok((
-            undertone_files::read_file(p.as_ref()).map_err(read_error)?,
-            Some(p),
+            undertone_files::read_file(&p).map_err(read_error)?,
+            Some(p.to_string_lossy().into_owned()),
         ));
     }
     let bytes = value
@@ -168,8 +178,8 @@ fn files(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<
             (_, Ok(b)) => Ok(Some(b.as_bytes().to_vec())),
             _ => Ok(None),
         };
-    if let Ok(p) = value.cast::<PyString>() {
-        return undertone_files::read_tree(text(p, "files")?.as_ref()).map_err(read_error);
+    if value.cast::<PyString>().is_ok() {
+        return undertone_files::read_tree(&file_path(value, "files")?).map_err(read_error);
     }
     if let Ok(b) = value.cast::<PyBytes>() {
         return Ok(vec![("input".to_owned(), b.as_bytes().to_vec())]);

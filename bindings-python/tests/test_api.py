@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -201,3 +202,12 @@ def test_a_whole_character_beyond_the_bmp_in_an_option_is_not_called_a_surrogate
     message = caught.value.details[0]["message"]
     assert "surrogate" not in message, message
     assert caught.value.details[0]["path"] == "options"
+
+
+def test_a_file_name_that_is_not_utf8_is_read(tmp_path: Path) -> None:
+    # os.fsdecode turns the byte 0xe9 of a Latin-1 file name into a lone surrogate;
+    # the path still names the file.
+    name = os.fsdecode(b"caf\xe9.json")
+    (tmp_path / name).write_bytes(EXAMPLE.read_bytes())
+    result = undertone.score(tmp_path / name)
+    assert result["intelligence"]["human_turn_count"] == undertone.score(EXAMPLE)["intelligence"]["human_turn_count"]
