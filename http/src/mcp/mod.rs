@@ -112,7 +112,12 @@ async fn envelope(request: Request, next: Next) -> Response {
              (MCP streamable HTTP)",
         ),
         s if s.is_server_error() => ApiError::internal(format!("MCP transport {s}: {text}")),
-        _ => ApiError::new(Code::ValidationError, text),
+        // The transport's own words ("Bad Request: Unsupported MCP-Protocol-Version …")
+        // name no field: the request as a whole is what went wrong.
+        _ => {
+            let what = text.strip_prefix("Bad Request: ").unwrap_or(&text);
+            ApiError::new(Code::ValidationError, format!("request: {what}"))
+        }
     };
     let mut rewritten = error.into_response();
     // The rest of the head stays: `Allow`, and the key's rate-limit headers.

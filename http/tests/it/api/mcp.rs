@@ -429,3 +429,28 @@ async fn transport_errors_come_back_in_the_envelope() {
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
     assert_eq!(reply.json()["result"], json!({}));
 }
+
+#[tokio::test]
+async fn a_transport_refusal_in_its_own_words_names_the_request() {
+    // The MCP library answers an unknown protocol version in plain text; its
+    // "Bad Request: …" once became a violation at the path "Bad Request".
+    let svc = Service::new().await;
+    let ping = r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#;
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/mcp")
+        .header("mcp-protocol-version", "1999-01-01")
+        .header(header::HOST, "undertone.test")
+        .header(header::AUTHORIZATION, format!("Bearer {}", svc.key))
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .body(Body::from(ping))
+        .unwrap();
+    let reply = svc.send(request).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], "VALIDATION_ERROR");
+    assert_eq!(error["details"][0]["path"], "request", "{error}");
+    let message = error["details"][0]["message"].as_str().unwrap();
+    assert!(message.contains("1999-01-01"), "{message}");
+}
