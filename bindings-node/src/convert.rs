@@ -164,10 +164,17 @@ fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
 /// `JSON.stringify` writes such a half as a `\ud800`-style escape and a whole pair as
 /// its character.
 fn whole_characters(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
+    let lone = |value| -> napi::Result<bool> {
+        Ok(stringify(env, value)?.is_some_and(|json| host::escapes_a_surrogate(&json)))
+    };
     for (name, value) in entries(options)? {
-        if stringify(env, value)?.is_some_and(|json| host::escapes_a_surrogate(&json)) {
+        if lone(value)? {
             return Err(Failure::from(host::lone_surrogate(&name)).into_js(env));
         }
+    }
+    // No value holds one: a name does, which cannot be written back as it was given.
+    if lone(options)? {
+        return Err(Failure::from(host::lone_surrogate("options")).into_js(env));
     }
     Ok(())
 }

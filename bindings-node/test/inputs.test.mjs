@@ -202,6 +202,8 @@ test('half a surrogate pair in a string is refused at its name, not read as U+FF
   refusedAt(() => drift(example, example, { beforeLabel: 'old\uD83D' }), 'beforeLabel')
   refusedAt(() => score('events\uDFFF.jsonl'), 'input')
   refusedAt(() => drift(example, 'after\uD800.json'), 'after')
+  // In an option's name: named as the options, since the name cannot be written back.
+  refusedAt(() => score(request.events, { deploymentId: 'bot', ['x\uD800']: 1 }), 'options')
   // A real U+FFFD and a whole pair are text.
   const fine = score(request.events, { deploymentId: 'bot\uFFFD\uD83D\uDE00' })
   assert.equal(fine.intelligence.deployment_id, 'bot\uFFFD\uD83D\uDE00')

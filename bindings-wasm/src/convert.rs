@@ -112,6 +112,11 @@ pub fn options(v: &JsValue) -> Result<Value, JsValue> {
                 return Err(throw(host::lone_surrogate(&name)));
             }
         }
+        // No value holds one: a name does, which cannot be written back as given.
+        let json = JSON::stringify(v).ok().and_then(|s| s.as_string());
+        if json.is_some_and(|json| host::escapes_a_surrogate(&json)) {
+            return Err(throw(host::lone_surrogate("options")));
+        }
     }
     Ok(options)
 }

@@ -108,6 +108,8 @@ test("half a surrogate pair in a string is refused at its name, not read as U+FF
   );
   assert.deepStrictEqual(thrown(() => wasm.importConversations("mapping\uDFFF", "{}")).details, at("format"));
   assert.deepStrictEqual(thrown(() => wasm.verifySignature("s", "body\uD800", {})).details, at("body"));
+  // In an option's name: named as the options, since the name cannot be written back.
+  assert.deepStrictEqual(thrown(() => wasm.score(events, { deploymentId: "bot", ["x\uD800"]: 1 })).details, at("options"));
   // A real U+FFFD and a whole pair are text.
   const fine = wasm.score(events, { deploymentId: "bot\uFFFD\uD83D\uDE00" });
   assert.equal(fine.intelligence.deployment_id, "bot\uFFFD\uD83D\uDE00");
