@@ -32,21 +32,17 @@ impl<D: Copy> Parts<D> {
         }
     }
 
-    /// Sum of the positive parts.
-    pub fn push_total(&self) -> f64 {
-        self.items.iter().map(|p| p.1.max(0.0)).sum()
-    }
-
-    /// Sum of the negative parts, as a positive number.
-    pub fn relief_total(&self) -> f64 {
-        self.items.iter().map(|p| (-p.1).max(0.0)).sum()
-    }
-
-    /// Multiplies the negative parts (relief) by `factor`.
-    pub fn scale_relief(&mut self, factor: f64) {
-        for p in &mut self.items {
-            if p.1 < 0.0 {
-                p.1 *= factor;
+    /// Shrinks the negative parts (relief) to the sum of the positive ones when they
+    /// are larger: a level stops at 0, so only the relief that was used shows.
+    pub fn keep_used_relief(&mut self) {
+        let push: f64 = self.items.iter().map(|p| p.1.max(0.0)).sum();
+        let relief: f64 = self.items.iter().map(|p| (-p.1).max(0.0)).sum();
+        if relief > push {
+            let factor = push / relief;
+            for p in &mut self.items {
+                if p.1 < 0.0 {
+                    p.1 *= factor;
+                }
             }
         }
     }
@@ -95,9 +91,6 @@ impl<D: Copy> Parts<D> {
         // Strongest first, then by signal: no two parts share a signal, so the order
         // is total. Picking the first MAX_EVIDENCE one by one costs a few comparisons
         // of a handful of parts and no sort code of its own.
-        let first = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
-            b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)) == Ordering::Less
-        };
         // When more parts moved the score than can be shown, one item holds the
         // smaller ones together, so that the items still add up to the score; the
         // `baseline`, where every turn starts, is shown whatever its size.
@@ -105,7 +98,7 @@ impl<D: Copy> Parts<D> {
         let shown = if folding { MAX_EVIDENCE - 1 } else { live };
         let picked_before = |a: &(&'static str, f64, D), b: &(&'static str, f64, D)| {
             let (a_base, b_base) = (folding && a.0 == "baseline", folding && b.0 == "baseline");
-            (a_base && !b_base) || (a_base == b_base && first(a, b))
+            (a_base && !b_base) || (a_base == b_base && stronger(a, b))
         };
         let mut out = Vec::with_capacity(live.min(MAX_EVIDENCE));
         while out.len() < shown {
@@ -137,6 +130,12 @@ impl<D: Copy> Parts<D> {
     }
 }
 
+/// Whether part `a` comes before part `b` as evidence: larger in size, then by signal
+/// (no two parts of a dimension share a signal, so the order is total).
+fn stronger<D>(a: &(&'static str, f64, D), b: &(&'static str, f64, D)) -> bool {
+    b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)) == Ordering::Less
+}
+
 /// Adds to `out` the item that holds `rest`, the parts not shown, together
 /// ([`OTHER_SIGNALS`]); its detail names them, strongest first. None when they add up
 /// to what rounds to 0.
@@ -157,9 +156,11 @@ fn other_signals<D>(
     let mut left = rest.len();
     while left > 0 {
         let best = (1..left).fold(0, |best, k| {
-            let (a, b) = (&rest[k], &rest[best]);
-            let first = b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0));
-            if first == Ordering::Less { k } else { best }
+            if stronger(&rest[k], &rest[best]) {
+                k
+            } else {
+                best
+            }
         });
         detail.push_str(if left == rest.len() { " " } else { ", " });
         detail.push_str(rest[best].0);

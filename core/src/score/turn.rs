@@ -613,12 +613,8 @@ fn trust(s: &TurnSignals, state: &mut ArcState, confidence: f64) -> DimensionSco
     let penalty = unhealthy + p.healthy_score * saturate(level, p.steepness);
     let score = 1.0 - penalty;
     // The evidence adds up to the risk, `1 − score`: a `baseline` item (the risk of
-    // healthy trust) plus the parts, scaled into the penalty they caused. A level
-    // stops at 0, so only the relief that was used is shown.
-    let (push, relief) = (parts.push_total(), parts.relief_total());
-    if relief > push {
-        parts.scale_relief(push / relief);
-    }
+    // healthy trust) plus the parts, scaled into the penalty they caused.
+    parts.keep_used_relief();
     let factor = match level > 1e-12 {
         true => scale(penalty - unhealthy, level),
         false => 1.0,
@@ -734,10 +730,7 @@ fn escalation(
 /// A sum of parts held to [0, 1], and the factor that scales the parts to add up to
 /// it: below 0 only the relief that was used is kept, above 1 every part shrinks.
 fn bounded<D: Copy>(p: &mut Parts<D>) -> (f64, f64) {
-    let (push, relief) = (p.push_total(), p.relief_total());
-    if relief > push {
-        p.scale_relief(push / relief);
-    }
+    p.keep_used_relief();
     let total = p.total();
     match total > 1.0 {
         true => (1.0, 1.0 / total),

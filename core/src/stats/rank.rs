@@ -39,10 +39,12 @@ impl Ranking {
     }
 }
 
-/// The values of `x` (marked `true`) and `y` (`false`) in one sorted list. `None`
-/// when either is empty or holds a `NaN`. Equal values are adjacent: `total_cmp`
-/// puts -0.0 right before 0.0.
-pub(crate) fn pooled(x: &[f64], y: &[f64]) -> Option<Vec<(f64, bool)>> {
+/// The groups of equal values of `x` and `y` pooled, in ascending order: each
+/// group's size and how many of its values are `x`'s. `None` when either is empty or
+/// holds a `NaN`.
+///
+/// `-0.0` and `0.0` are the same value (a tie), as are two equal infinities.
+pub(crate) fn tie_groups(x: &[f64], y: &[f64]) -> Option<Vec<(usize, usize)>> {
     if x.is_empty() || y.is_empty() || x.iter().chain(y).any(|v| v.is_nan()) {
         return None;
     }
@@ -51,37 +53,38 @@ pub(crate) fn pooled(x: &[f64], y: &[f64]) -> Option<Vec<(f64, bool)>> {
         .map(|&v| (v, true))
         .chain(y.iter().map(|&v| (v, false)))
         .collect();
+    // total_cmp puts -0.0 right before 0.0, so equal values stay adjacent.
     pooled.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    Some(pooled)
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while start < pooled.len() {
+        let value = pooled[start].0;
+        let mut end = start + 1;
+        while end < pooled.len() && pooled[end].0 == value {
+            end += 1;
+        }
+        let in_x = pooled[start..end].iter().filter(|p| p.1).count();
+        groups.push((end - start, in_x));
+        start = end;
+    }
+    Some(groups)
 }
 
 /// Ranks `x` and `y` jointly. `None` when either is empty or holds a `NaN`.
 ///
 /// `-0.0` and `0.0` are the same value (a tie), as are two equal infinities.
 pub(crate) fn rank_two(x: &[f64], y: &[f64]) -> Option<Ranking> {
-    let pooled = pooled(x, y)?;
-
-    let total = pooled.len();
+    let groups = tie_groups(x, y)?;
     let mut rank_sum_x_doubled: u128 = 0;
     let mut tie_term: u128 = 0;
-    let mut has_ties = false;
-    let mut start = 0;
-    while start < total {
-        let value = pooled[start].0;
-        let mut end = start + 1;
-        while end < total && pooled[end].0 == value {
-            end += 1;
-        }
-        // Positions start..end hold ranks start+1 ..= end; twice their average is
-        // start + 1 + end.
-        let in_x = pooled[start..end].iter().filter(|p| p.1).count() as u128;
-        rank_sum_x_doubled += in_x * (start as u128 + 1 + end as u128);
-        let t = (end - start) as u128;
-        if t > 1 {
-            has_ties = true;
-            tie_term += t * t * t - t;
-        }
-        start = end;
+    let mut start: u128 = 0;
+    for &(t, in_x) in &groups {
+        let (t, in_x) = (t as u128, in_x as u128);
+        // Positions start..start+t hold ranks start+1 ..= start+t; twice their
+        // average is 2·start + t + 1.
+        rank_sum_x_doubled += in_x * (2 * start + t + 1);
+        tie_term += t * t * t - t;
+        start += t;
     }
     let m = x.len() as u64;
     let n = y.len() as u64;
@@ -92,8 +95,8 @@ pub(crate) fn rank_two(x: &[f64], y: &[f64]) -> Option<Ranking> {
         // 2·U₁ = 2·R₁ − m(m + 1); the smallest possible 2·R₁ is m(m + 1).
         u1_doubled: rank_sum_x_doubled - m128 * (m128 + 1),
         tie_term,
-        has_ties,
-        all_tied: pooled[0].0 == pooled[total - 1].0,
+        has_ties: groups.len() < x.len() + y.len(),
+        all_tied: groups.len() == 1,
     })
 }
 

@@ -38,20 +38,8 @@ pub fn exact_with_ties(x: &[f64], y: &[f64], budget: u64) -> Option<f64> {
     let (small, large) = if x.len() <= y.len() { (x, y) } else { (y, x) };
     let (m, n) = (small.len(), large.len());
     let total = m + n;
-    let pooled = super::rank::pooled(small, large)?;
     // (size, values of the smaller sample) of each group of equal values, in order.
-    let mut groups: Vec<(usize, usize)> = Vec::new();
-    let mut last: Option<f64> = None;
-    for &(v, mine) in &pooled {
-        if last == Some(v) {
-            let g = groups.last_mut().expect("a group is open");
-            g.0 += 1;
-            g.1 += usize::from(mine);
-        } else {
-            groups.push((1, usize::from(mine)));
-            last = Some(v);
-        }
-    }
+    let groups = super::rank::tie_groups(small, large)?;
     if groups.len() == total {
         return None;
     }
