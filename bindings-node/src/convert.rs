@@ -205,6 +205,9 @@ pub fn text(env: &Env, value: Unknown<'_>, path: &str) -> napi::Result<String> {
     Ok(s)
 }
 
+/// What a file's contents must be, as a `VALIDATION_ERROR` says.
+pub const CONTENTS: &str = "a string, a Uint8Array or an ArrayBuffer";
+
 /// A file's contents: a string as UTF-8 (checked by [`text`] at `path`) or binary
 /// data ([`binary`]); `None` for another type.
 pub fn contents(env: &Env, value: Unknown<'_>, path: &str) -> napi::Result<Option<Vec<u8>>> {

@@ -174,9 +174,8 @@ fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8
                 let read = |name: String| -> napi::Result<(String, Vec<u8>)> {
                     let value: Unknown<'_> = object.get_named_property(&name)?;
                     let at = format!("files.{name}");
-                    let expected = "a string, a Uint8Array or an ArrayBuffer";
                     let bytes = contents(env, value, &at)?
-                        .ok_or_else(|| wrong(env, &at, expected, value))?;
+                        .ok_or_else(|| wrong(env, &at, convert::CONTENTS, value))?;
                     Ok((name, bytes))
                 };
                 Object::keys(&object)?.into_iter().map(read).collect()
@@ -265,14 +264,8 @@ pub fn verify_signature(
         return Err(wrong(env, "secret", "a string", secret));
     }
     let secret = convert::text(env, secret, "secret")?;
-    let body = contents(env, body, "body")?.ok_or_else(|| {
-        wrong(
-            env,
-            "body",
-            "a string, a Uint8Array or an ArrayBuffer",
-            body,
-        )
-    })?;
+    let body =
+        contents(env, body, "body")?.ok_or_else(|| wrong(env, "body", convert::CONTENTS, body))?;
     let pairs = header_pairs(env, headers)?;
     let clock = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

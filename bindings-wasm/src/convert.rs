@@ -106,15 +106,17 @@ pub fn options(v: &JsValue) -> Result<Value, JsValue> {
         serde_wasm_bindgen::from_value(v.clone()).map_err(|_| wrong("options", "an object", v))?;
     // Half a surrogate pair reaches Rust as U+FFFD: look again (`host::lone_surrogate`).
     if host::has_replacement(&options) {
+        let lone = |value: &JsValue| {
+            let json = JSON::stringify(value).ok().and_then(|s| s.as_string());
+            json.is_some_and(|json| host::escapes_a_surrogate(&json))
+        };
         for (name, value) in entries(v) {
-            let json = JSON::stringify(&value).ok().and_then(|s| s.as_string());
-            if json.is_some_and(|json| host::escapes_a_surrogate(&json)) {
+            if lone(&value) {
                 return Err(throw(host::lone_surrogate(&name)));
             }
         }
         // No value holds one: a name does, which cannot be written back as given.
-        let json = JSON::stringify(v).ok().and_then(|s| s.as_string());
-        if json.is_some_and(|json| host::escapes_a_surrogate(&json)) {
+        if lone(v) {
             return Err(throw(host::lone_surrogate("options")));
         }
     }
@@ -194,12 +196,10 @@ pub fn files(v: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
         }
         Err(None) => {}
     }
-    Object::entries(v.unchecked_ref())
-        .iter()
-        .map(|entry| {
-            let entry: Array = entry.unchecked_into();
-            let name = entry.get(0).as_string().unwrap_or_default();
-            let contents = bytes(&entry.get(1), &format!("files.{name}"))?;
+    entries(v)
+        .into_iter()
+        .map(|(name, value)| {
+            let contents = bytes(&value, &format!("files.{name}"))?;
             Ok((name, contents))
         })
         .collect()

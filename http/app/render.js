@@ -140,18 +140,11 @@
   }
 
   /**
-   * `text` with every occurrence of `words` (any case) wrapped in <mark>, as nodes.
-   * `words` is a list of words, or a Map of word to the mark's class (`up`: it moved a
-   * score towards broken; `down`: towards healthy).
+   * `text` with every occurrence of the words of `marks` (a Map of lower-case word to
+   * the mark's class, `markedWords`) wrapped in <mark>, as nodes; any case matches.
    */
-  function highlighted(text, words) {
-    const kinds = words instanceof Map ? words : new Map(words.map((w) => [w, null]));
-    const byWord = new Map();
-    for (const [w, kind] of kinds) {
-      const lower = String(w).toLowerCase();
-      if (lower.trim() && !byWord.has(lower)) byWord.set(lower, kind);
-    }
-    const wanted = [...byWord.keys()];
+  function highlighted(text, marks) {
+    const wanted = [...marks.keys()];
     const out = [];
     const lower = text.toLowerCase();
     let at = 0;
@@ -159,7 +152,7 @@
       let best = -1, len = 0, kind = null;
       for (const w of wanted) {
         const i = lower.indexOf(w, at);
-        if (i !== -1 && (best === -1 || i < best || (i === best && w.length > len))) { best = i; len = w.length; kind = byWord.get(w); }
+        if (i !== -1 && (best === -1 || i < best || (i === best && w.length > len))) { best = i; len = w.length; kind = marks.get(w); }
       }
       if (best === -1) break;
       if (best > at) out.push(text.slice(at, best));
@@ -171,8 +164,8 @@
   }
 
   /**
-   * The words of a turn's evidence to mark, each with the way it moved a score: `up`
-   * (towards broken) wins over `down` for a word that did both.
+   * The words of a turn's evidence to mark, in lower case, each with the way it moved
+   * a score: `up` (towards broken) wins over `down` for a word that did both.
    */
   function markedWords(turn) {
     const marks = new Map();
@@ -180,7 +173,7 @@
       for (const ev of turn.layer_z[k].evidence) {
         if (Math.abs(ev.contribution) < MARKED) continue;
         const kind = ev.contribution > 0 ? "up" : "down";
-        for (const w of phrases(ev.detail)) {
+        for (const w of phrases(ev.detail).map((p) => p.toLowerCase()).filter((p) => p.trim())) {
           if (marks.get(w) !== "up") marks.set(w, kind);
         }
       }

@@ -85,14 +85,19 @@ pub struct Detail {
 }
 
 impl Detail {
-    /// The violation a message `path: what is wrong` names; one without a path is
-    /// about the `body` as a whole.
-    pub fn of(message: &str) -> Self {
+    /// The details of an error with `code` and `message`: for a `VALIDATION_ERROR`
+    /// written as `path: what is wrong` (every one the service writes itself), that one
+    /// violation, and one without a path is about the `body` as a whole; none for
+    /// another code. REST and MCP errors carry the same.
+    pub fn of(code: Code, message: &str) -> Vec<Detail> {
+        if code != Code::ValidationError {
+            return Vec::new();
+        }
         let (path, what) = message.split_once(": ").unwrap_or(("body", message));
-        Detail {
+        vec![Detail {
             path: path.to_owned(),
             message: what.to_owned(),
-        }
+        }]
     }
 }
 
@@ -111,14 +116,10 @@ impl ApiError {
     /// violation in `details`, as those from the input contract carry theirs.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         let message = message.into();
-        let details = match code {
-            Code::ValidationError => vec![Detail::of(&message)],
-            _ => Vec::new(),
-        };
         Self {
             code,
+            details: Detail::of(code, &message),
             message,
-            details,
             retry_after: None,
         }
     }

@@ -16,12 +16,10 @@ impl ToolError {
     /// violation in `details`, as the REST service's do (`Detail::of`).
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         let message = message.into();
-        match code {
-            Code::ValidationError => {
-                let details = [Detail::of(&message)];
-                ToolError(json!({"code": code, "message": message, "details": details}))
-            }
-            _ => ToolError(json!({"code": code, "message": message})),
+        let details = Detail::of(code, &message);
+        match details.is_empty() {
+            true => ToolError(json!({"code": code, "message": message})),
+            false => ToolError(json!({"code": code, "message": message, "details": details})),
         }
     }
 
