@@ -7,7 +7,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// True when `ip` is a public unicast address: not private, loopback, link-local,
 /// CGNAT, multicast, documentation, benchmarking, unspecified or otherwise reserved.
-/// IPv4-mapped, IPv4-compatible and NAT64 IPv6 addresses are judged by their IPv4 part.
+/// IPv4-mapped, IPv4-translated, IPv4-compatible and NAT64 IPv6 addresses are judged by
+/// their IPv4 part.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
@@ -39,13 +40,17 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         return is_public_v4(v4);
     }
     let s = ip.segments();
-    // IPv4-compatible ::a.b.c.d (deprecated) and NAT64 64:ff9b::a.b.c.d carry an IPv4 address.
+    // IPv4-compatible ::a.b.c.d (deprecated), IPv4-translated ::ffff:0:a.b.c.d (SIIT,
+    // RFC 2765) and NAT64 64:ff9b::a.b.c.d carry an IPv4 address.
     let embedded = Ipv4Addr::new(
         (s[6] >> 8) as u8,
         (s[6] & 0xff) as u8,
         (s[7] >> 8) as u8,
         (s[7] & 0xff) as u8,
     );
+    if s[..6] == [0, 0, 0, 0, 0xffff, 0] {
+        return is_public_v4(embedded);
+    }
     if s[..6] == [0; 6] {
         // Covers :: and ::1 as well, whose "IPv4 part" is 0.0.0.0 / 0.0.0.1.
         return is_public_v4(embedded);
@@ -111,6 +116,8 @@ mod tests {
             "::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            "::ffff:0:127.0.0.1",
+            "::ffff:0:10.0.0.1",
             "::127.0.0.1",
             "64:ff9b::10.0.0.1",
             "fc00::1",
@@ -128,6 +135,7 @@ mod tests {
     #[test]
     fn mapped_public_ipv4_is_allowed() {
         assert!(public("::ffff:8.8.8.8"));
+        assert!(public("::ffff:0:8.8.8.8"));
         assert!(public("64:ff9b::8.8.8.8"));
     }
 }

@@ -496,6 +496,60 @@ fn webhook_url_must_not_carry_credentials() {
 }
 
 #[test]
+fn webhook_url_must_be_callable_as_written() {
+    let label = |n: usize| "a".repeat(n);
+    let long_name = format!("{}.com", [label(63), label(63), label(63)].join("."));
+    assert_eq!(long_name.len(), 195);
+    let too_long_name = format!("{}.com", vec![label(63); 4].join("."));
+    assert_eq!(too_long_name.len(), 259);
+    let cases = [
+        (
+            "https://hooks.example.com/x#part".to_owned(),
+            "must not carry a fragment (`#…`): it is never sent with a request".to_owned(),
+        ),
+        (
+            "https://hooks.example.com/x#".to_owned(),
+            "must not carry a fragment (`#…`): it is never sent with a request".to_owned(),
+        ),
+        (
+            format!("https://{}.example.com/x", label(64)),
+            "must have a host name whose parts between dots are at most 63 characters, got one of 64"
+                .to_owned(),
+        ),
+        (
+            format!("https://{too_long_name}/x"),
+            "must have a host name of at most 253 characters, got 259".to_owned(),
+        ),
+        (
+            "https://[::ffff:0:7f00:1]/x".to_owned(),
+            "must point to a public address; [::ffff:0:7f00:1] is private, loopback, link-local or reserved"
+                .to_owned(),
+        ),
+    ];
+    for (url, message) in &cases {
+        let mut body = request_with(vec![event()]);
+        body["webhook_url"] = json!(url);
+        assert_eq!(violations(&body), one("webhook_url", message), "{url}");
+    }
+    // At the limits, and with the final dot of a fully qualified name, they pass.
+    for url in [
+        format!("https://{}.example.com/x", label(63)),
+        format!("https://{long_name}./x"),
+        format!(
+            "https://{}.com/x",
+            [label(63), label(63), label(63), label(57)].join(".")
+        ),
+    ] {
+        let mut body = request_with(vec![event()]);
+        body["webhook_url"] = json!(url);
+        assert!(
+            validate::ingest_request(&body, &Options::default()).is_ok(),
+            "{url}"
+        );
+    }
+}
+
+#[test]
 fn webhook_url_must_write_its_host_and_a_real_port() {
     let cases = [
         (
