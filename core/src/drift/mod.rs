@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::schema::{DriftRequest, IngestRequest, Period, Pipeline};
 use crate::score::conversation::ConversationResult;
 use crate::score::findings::capitalise;
-use crate::score::findings::{recommend, signal_label};
+use crate::score::findings::{plural, recommend, signal_label};
 use crate::score::layer_z::{ByDimension, Dimension, Direction, Evidence, round4};
 use crate::score::{SCORER_VERSION, SessionIntelligence, score};
 use crate::stats::{self, Method};
@@ -641,8 +641,8 @@ fn summary(
     question: Option<&str>,
 ) -> String {
     let mut s = vec![format!(
-        "Compared {} conversations of {before_label} with {} of {after_label}, dimension by dimension (two-sided Mann-Whitney U, Holm-adjusted, α = {ALPHA}).",
-        b, a
+        "Compared {b} {} of {before_label} with {a} of {after_label}, dimension by dimension (two-sided Mann-Whitney U, Holm-adjusted, α = {ALPHA}).",
+        plural(b, "conversation", "conversations"),
     )];
     let list = |v: Verdict| -> Vec<String> {
         order

@@ -499,7 +499,8 @@ fn action(d: Dimension, e: &Evidence, reviews: bool) -> &'static str {
     }
 }
 
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+/// `one` for a count of 1, else `many`.
+pub fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 

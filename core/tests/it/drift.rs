@@ -240,6 +240,31 @@ fn period(label: &str, convs: &[&[(&str, &str)]], start_day: u32) -> Value {
 }
 
 #[test]
+fn one_conversation_a_side_is_counted_in_the_singular() {
+    // A period holds at least five events: one conversation of six turns.
+    let turns: &[(&str, &str)] = &[
+        ("h", "Where is my order?"),
+        ("a", "It ships today."),
+        ("h", "Which carrier?"),
+        ("a", "The courier named in your email."),
+        ("h", "Thanks."),
+        ("a", "You're welcome."),
+    ];
+    let body = json!({
+        "before": period("v1", &[turns], 1),
+        "after": period("v2", &[turns], 10),
+        "deployment_id": "acme-bot",
+    });
+    let r = drift::drift(&validate::drift_request(&body).expect("valid drift request"));
+    assert!(
+        r.plain_summary
+            .starts_with("Compared 1 conversation of v1 with 1 of v2, dimension by dimension"),
+        "{}",
+        r.plain_summary
+    );
+}
+
+#[test]
 fn a_worse_model_version_regresses_frustration_end_to_end() {
     let good: &[(&str, &str)] = &[
         ("h", "Where is my order 5512?"),
@@ -284,6 +309,12 @@ fn a_worse_model_version_regresses_frustration_end_to_end() {
     assert!(!r.plain_recommendations.is_empty());
     assert_eq!(r.before.conversation_count, 12);
     assert_eq!(r.after.conversation_count, 12);
+    assert!(
+        r.plain_summary
+            .starts_with("Compared 12 conversations of v1 with 12 of v2, dimension by dimension"),
+        "{}",
+        r.plain_summary
+    );
     // Resolved rate fell, but 12 per side is under the 30 needed for an outcome shift.
     assert!(r.outcome_shift.change_points.expect("rates") < 0.0);
     assert!(!r.outcome_shift.outcome_shift_detected);
