@@ -4,9 +4,10 @@
 //! digest), then the scope, then every rate-limit window at once. Each response to a
 //! request with a valid key carries `X-RateLimit-*` for its most constrained window.
 
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock};
 
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -78,7 +79,9 @@ pub async fn authenticate(
         .as_ref()
         .map(|used| limits::most_constrained(&drift_windows, used, 0));
 
-    if is_write && key.scope == Scope::ReadOnly {
+    // A method the route does not have is answered 405 by the route, whatever the key
+    // may do: "read-only" would name the wrong problem.
+    if is_write && key.scope == Scope::ReadOnly && routes_method(&request, &method) {
         // Refused, and counted: a 403 is a request like any other. The headers show
         // the most constrained window, the drift-session window included.
         let counted = match state.store.charge(&key.id, &windows).await {
@@ -212,4 +215,39 @@ pub(crate) async fn identify(state: &AppState, headers: &HeaderMap) -> Result<Ke
         return Err(unauthorized("this API key has been revoked"));
     }
     Ok(record)
+}
+
+/// Whether the route `request` matched has a handler for `method` (as the API's
+/// document lists them: the same routes, so the same methods). Unknown when the
+/// matched path is not known, which is then taken as yes.
+fn routes_method(request: &Request, method: &Method) -> bool {
+    static METHODS: LazyLock<HashMap<String, HashSet<Method>>> = LazyLock::new(|| {
+        let doc = super::routes(|keyed| keyed).into_openapi();
+        doc.paths
+            .paths
+            .iter()
+            .map(|(path, item)| {
+                let methods = [
+                    (Method::GET, &item.get),
+                    (Method::PUT, &item.put),
+                    (Method::POST, &item.post),
+                    (Method::DELETE, &item.delete),
+                    (Method::OPTIONS, &item.options),
+                    (Method::HEAD, &item.head),
+                    (Method::PATCH, &item.patch),
+                    (Method::TRACE, &item.trace),
+                ]
+                .into_iter()
+                .filter_map(|(method, operation)| operation.is_some().then_some(method))
+                .collect();
+                (path.clone(), methods)
+            })
+            .collect()
+    });
+    let Some(path) = request.extensions().get::<MatchedPath>() else {
+        return true;
+    };
+    METHODS
+        .get(path.as_str())
+        .is_none_or(|methods| methods.contains(method))
 }

@@ -7,7 +7,7 @@ use undertone_http::keys::Scope;
 use undertone_http::limits::Plan;
 
 use super::{
-    HOUR_END, Reply, Service, assert_error, assert_error_with, assert_no_quota, assert_quota,
+    HOUR_END, ORG, Reply, Service, assert_error, assert_error_with, assert_no_quota, assert_quota,
     drift_body, refund, request, unknown_id,
 };
 
@@ -392,6 +392,49 @@ async fn a_wrong_method_is_405_with_allow() {
         assert_method_not_allowed(&reply, &method, allow);
         assert_eq!(reply.int("x-ratelimit-limit"), 1000, "{reply:?}");
     }
+}
+
+#[tokio::test]
+async fn a_read_only_key_gets_405_for_a_method_the_route_does_not_have() {
+    let svc = Service::new().await;
+    let (_, read_only) = svc.issue(ORG, Scope::ReadOnly, Plan::default()).await;
+    let id = unknown_id();
+    let intelligence = format!("/api/v1/intelligence/{id}");
+    let webhook = format!("/api/v1/webhooks/{id}");
+    for (method, path, allow) in [
+        (Method::PUT, "/api/v1/ingest", "POST"),
+        (Method::OPTIONS, "/api/v1/ingest", "POST"),
+        (Method::DELETE, "/api/v1/drift", "POST"),
+        (Method::POST, intelligence.as_str(), "GET,HEAD"),
+        (Method::PATCH, webhook.as_str(), "DELETE"),
+    ] {
+        let reply = svc
+            .send(request(
+                method.clone(),
+                path,
+                Some(&read_only),
+                Some("application/json"),
+                Body::from("{}"),
+            ))
+            .await;
+        assert_method_not_allowed(&reply, &method, allow);
+    }
+    // A method the route has is still refused for what the key may not do.
+    let reply = svc
+        .send(request(
+            Method::DELETE,
+            &webhook,
+            Some(&read_only),
+            None,
+            Body::empty(),
+        ))
+        .await;
+    assert_error(
+        &reply,
+        StatusCode::FORBIDDEN,
+        "FORBIDDEN",
+        "this key is read-only; DELETE needs a read-write key",
+    );
 }
 
 #[tokio::test]
