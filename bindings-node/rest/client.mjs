@@ -87,7 +87,7 @@ export class Client {
   }
 }
 
-/** `client.webhooks`: register, list, test and delete endpoints, and read their deliveries. */
+/** `client.webhooks`: register, list, read, test and delete endpoints, and read their deliveries. */
 class Webhooks {
   #raw
   constructor(raw) {
@@ -102,6 +102,11 @@ class Webhooks {
   /** The calling key's endpoints, oldest first. */
   async list({ signal } = {}) {
     return data(await this.#raw.GET('/api/v1/webhooks', { signal })).data
+  }
+
+  /** One endpoint, as the list shows it (never its secret). */
+  async get(webhookId, { signal } = {}) {
+    return data(await this.#raw.GET('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: webhookId } }, signal }))
   }
 
   /** Deletes an endpoint; its pending deliveries fail. */

@@ -198,6 +198,8 @@ export interface Webhooks {
   create(url: string, options: { events: EventKind[] } & CallOptions): Promise<WebhookCreated>
   /** The calling key's endpoints, oldest first. */
   list(options?: CallOptions): Promise<WebhookView[]>
+  /** One endpoint, as the list shows it (never its secret). */
+  get(webhookId: string, options?: CallOptions): Promise<WebhookView>
   /** Deletes an endpoint; its pending deliveries fail. */
   delete(webhookId: string, options?: CallOptions): Promise<void>
   /** Queues a signed `webhook.test` event to this endpoint only. */

@@ -215,6 +215,7 @@ describe('against a live server', () => {
         listed.map((w) => [w.id, w.url, w.failure_count, w.disabled]),
         [[created.id, url, 0, null]],
       )
+      assert.deepEqual(await client().webhooks.get(created.id), listed[0])
 
       const queued = []
       for (let i = 0; i < 5; i += 1) queued.push(await client().webhooks.test(created.id))
@@ -255,6 +256,8 @@ describe('against a live server', () => {
       const gone = await client().webhooks.test(created.id).catch((e) => e)
       assert.ok(gone instanceof ApiError)
       assert.deepEqual([gone.status, gone.code], [404, 'NOT_FOUND'])
+      const unread = await client().webhooks.get(created.id).catch((e) => e)
+      assert.deepEqual([unread.status, unread.code], [404, 'NOT_FOUND'])
     } finally {
       receiver.close()
     }

@@ -188,6 +188,7 @@ def test_webhooks_create_list_test_deliveries_delete(server) -> None:
         assert created.secret.startswith("whsec_")
         assert (created.url, created.events) == (UNREACHABLE, [EventKind.INTELLIGENCE_READY])
         assert created.id in [w.id for w in client.webhooks.list()]
+        assert client.webhooks.get(created.id) == next(w for w in client.webhooks.list() if w.id == created.id)
 
         sent = [client.webhooks.test(created.id) for _ in range(5)]
         assert {t.event_type for t in sent} == {"webhook.test"}
@@ -208,6 +209,9 @@ def test_webhooks_create_list_test_deliveries_delete(server) -> None:
         assert created.id not in [w.id for w in client.webhooks.list()]
         with pytest.raises(undertone.ApiError) as raised:
             client.webhooks.delete(created.id)
+        assert (raised.value.code, raised.value.status) == ("NOT_FOUND", 404)
+        with pytest.raises(undertone.ApiError) as raised:
+            client.webhooks.get(created.id)
         assert (raised.value.code, raised.value.status) == ("NOT_FOUND", 404)
 
 
@@ -234,6 +238,7 @@ def test_async_client(server) -> None:
             ids = [s.session_id async for s in client.sessions(limit=1)]
             created = await client.webhooks.create(UNREACHABLE, events=["uhr_generated"])
             assert created.id in [w.id for w in await client.webhooks.list()]
+            assert (await client.webhooks.get(created.id)).id == created.id
             await client.webhooks.delete(created.id)
             assert [d.deployment_id for d in await client.deployments.list()].count(DEPLOYMENT) == 1
         async with undertone.AsyncClient(server.base_url, "ut_live_" + "0" * 38) as bad:

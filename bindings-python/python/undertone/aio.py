@@ -45,6 +45,7 @@ from .rest.api.sessions import intelligence as _intelligence
 from .rest.api.webhooks import create as _create_webhook
 from .rest.api.webhooks import list_ as _list_webhooks
 from .rest.api.webhooks import remove as _remove_webhook
+from .rest.api.webhooks import show as _show_webhook
 from .rest.api.webhooks import test as _test_webhook
 from .rest.models import (
     DeliveryView,
@@ -196,6 +197,10 @@ class AsyncWebhooks:
     async def list(self) -> builtins.list[WebhookView]:
         """``Webhooks.list``, awaited."""
         return (await self._client._run(_call(WebhookList, _list_webhooks))).data
+
+    async def get(self, webhook_id: str) -> WebhookView:
+        """``Webhooks.get``, awaited."""
+        return await self._client._run(_call(WebhookView, _show_webhook, webhook_id))
 
     async def delete(self, webhook_id: str) -> None:
         """``Webhooks.delete``, awaited."""

@@ -56,6 +56,7 @@ from .rest.api.sessions import intelligence as _intelligence
 from .rest.api.webhooks import create as _create_webhook
 from .rest.api.webhooks import list_ as _list_webhooks
 from .rest.api.webhooks import remove as _remove_webhook
+from .rest.api.webhooks import show as _show_webhook
 from .rest.api.webhooks import test as _test_webhook
 from .rest.models import (
     DeliveryView,
@@ -249,6 +250,10 @@ class Webhooks:
     def list(self) -> builtins.list[WebhookView]:
         """The calling key's endpoints, oldest first."""
         return self._client._run(_call(WebhookList, _list_webhooks)).data
+
+    def get(self, webhook_id: str) -> WebhookView:
+        """One endpoint, as ``list`` shows it (never its secret)."""
+        return self._client._run(_call(WebhookView, _show_webhook, webhook_id))
 
     def delete(self, webhook_id: str) -> None:
         """Deletes an endpoint; its pending deliveries fail."""

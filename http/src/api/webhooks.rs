@@ -32,7 +32,7 @@ const REGISTRATION_LOOKUP: std::time::Duration = std::time::Duration::from_secs(
 pub(super) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create, list))
-        .routes(routes!(remove))
+        .routes(routes!(show, remove))
         .routes(routes!(test))
         .routes(routes!(deliveries))
 }
@@ -179,6 +179,11 @@ pub struct DeliveryPage {
 }
 
 /// Where an endpoint's deliveries are listed.
+/// Where one endpoint is read (the `Location` of its registration).
+fn webhook_url(webhook_id: &str) -> String {
+    format!("/api/v1/webhooks/{webhook_id}")
+}
+
 fn deliveries_url(webhook_id: &str) -> String {
     format!("/api/v1/webhooks/{webhook_id}/deliveries")
 }
@@ -258,7 +263,7 @@ pub(super) async fn resolves_to_public(
     request_body(content = CreateWebhook, content_type = "application/json"),
     responses(
         (status = 201, description = "Registered", body = WebhookCreated,
-            headers(("Location" = String, description = "The endpoint's deliveries"))),
+            headers(("Location" = String, description = "The endpoint (`GET /webhooks/{webhook_id}`)"))),
         (status = 400, description = "Invalid URL or event kinds", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
@@ -314,7 +319,7 @@ pub(super) async fn create(
             ),
         ));
     }
-    let location = deliveries_url(&record.id);
+    let location = webhook_url(&record.id);
     let created = WebhookCreated {
         id: record.id,
         url: record.url,
@@ -355,6 +360,25 @@ async fn owned(state: &AppState, caller: &Caller, id: &str) -> Result<WebhookRec
         .webhook(id, &caller.key.id)
         .await?
         .ok_or_else(|| ApiError::not_found("webhook"))
+}
+
+/// One endpoint of the calling key, as the list shows it (never its secret).
+#[utoipa::path(get, path = "/webhooks/{webhook_id}", tag = "webhooks",
+    params(("webhook_id" = String, Path, description = "The endpoint")),
+    responses(
+        (status = 200, description = "The endpoint", body = WebhookView),
+        (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
+        (status = 404, description = "No such endpoint for this key", body = ErrorEnvelope),
+        (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
+        (status = 500, description = "Server failure", body = ErrorEnvelope),
+    ),
+    security(("bearer" = [])))]
+pub(super) async fn show(
+    State(state): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    PathParam(id): PathParam<String>,
+) -> Result<Json<WebhookView>, ApiError> {
+    Ok(Json(view(&owned(&state, &caller, &id).await?)))
 }
 
 /// Delete an endpoint; its pending deliveries fail.

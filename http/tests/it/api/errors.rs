@@ -406,7 +406,7 @@ async fn a_read_only_key_gets_405_for_a_method_the_route_does_not_have() {
         (Method::OPTIONS, "/api/v1/ingest", "POST"),
         (Method::DELETE, "/api/v1/drift", "POST"),
         (Method::POST, intelligence.as_str(), "GET,HEAD"),
-        (Method::PATCH, webhook.as_str(), "DELETE"),
+        (Method::PATCH, webhook.as_str(), "GET,HEAD,DELETE"),
     ] {
         let reply = svc
             .send(request(

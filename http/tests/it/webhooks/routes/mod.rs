@@ -68,6 +68,7 @@ async fn webhooks_belong_to_the_key_that_registered_them() {
 
     assert_eq!(listed_ids(&svc, &other).await, Vec::<String>::new());
     for (method, path) in [
+        (Method::GET, format!("/api/v1/webhooks/{hook}")),
         (Method::GET, format!("/api/v1/webhooks/{hook}/deliveries")),
         (Method::DELETE, format!("/api/v1/webhooks/{hook}")),
         (Method::POST, format!("/api/v1/webhooks/{hook}/test")),
@@ -145,6 +146,16 @@ async fn a_read_only_key_reads_but_does_not_write() {
         );
     }
     assert_eq!(listed_ids(&svc, &ro).await, vec![hook.to_owned()]);
+    let one = svc
+        .send(
+            Method::GET,
+            &format!("/api/v1/webhooks/{hook}"),
+            Some(&ro),
+            None,
+        )
+        .await;
+    assert_eq!(one.status, StatusCode::OK, "{one:?}");
+    assert_eq!(one.json()["id"], hook);
     assert_eq!(svc.deliveries_as(&ro, hook).await, Vec::<Value>::new());
     for path in [
         "/api/v1/deployments/bot/deploys",
@@ -168,6 +179,7 @@ async fn webhook_and_deployment_routes_need_a_key() {
     for (method, path) in [
         (Method::POST, "/api/v1/webhooks".to_owned()),
         (Method::GET, "/api/v1/webhooks".to_owned()),
+        (Method::GET, format!("/api/v1/webhooks/{hook}")),
         (Method::DELETE, format!("/api/v1/webhooks/{hook}")),
         (Method::POST, format!("/api/v1/webhooks/{hook}/test")),
         (Method::GET, format!("/api/v1/webhooks/{hook}/deliveries")),

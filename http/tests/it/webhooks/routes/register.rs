@@ -70,10 +70,8 @@ async fn registering_answers_201_with_a_secret_shown_once() {
         id.len() == 35 && id.starts_with("wh_") && id[3..].bytes().all(|b| b.is_ascii_hexdigit()),
         "{id}"
     );
-    assert_eq!(
-        reply.header("location"),
-        Some(format!("/api/v1/webhooks/{id}/deliveries").as_str())
-    );
+    let location = format!("/api/v1/webhooks/{id}");
+    assert_eq!(reply.header("location"), Some(location.as_str()));
     assert_eq!(created["url"], "https://hooks.example.com/undertone");
     assert_eq!(
         created["events"],
@@ -122,6 +120,11 @@ async fn registering_answers_201_with_a_secret_shown_once() {
             "disabled": null,
         })
     );
+    // The Location reads the endpoint as the list shows it.
+    let one = svc.get(&location).await;
+    assert_eq!(one.status, StatusCode::OK, "{one:?}");
+    assert_eq!(one.json(), data[0]);
+    assert!(!String::from_utf8_lossy(&one.body).contains(raw));
     assert_eq!(data[1]["id"], second["id"]);
     assert_eq!(data[1]["created_at"], "2026-11-18T11:06:41.000Z");
     assert_eq!(
@@ -373,6 +376,7 @@ async fn deleting_a_webhook_is_204_then_404_and_fails_its_pending_deliveries() {
     assert_eq!(listed_ids(&svc, &svc.key).await, vec![keep.clone()]);
 
     for (method, path) in [
+        (Method::GET, format!("/api/v1/webhooks/{hook}")),
         (Method::DELETE, format!("/api/v1/webhooks/{hook}")),
         (Method::POST, format!("/api/v1/webhooks/{hook}/test")),
         (Method::GET, format!("/api/v1/webhooks/{hook}/deliveries")),
