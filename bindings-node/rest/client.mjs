@@ -33,13 +33,17 @@ export class Client {
     this.deployments = new Deployments(this)
   }
 
-  /** Submits events (an array, or a whole ingest request) for scoring; resolves with the 202 answer. */
-  async ingest(input, { deploymentId, pipeline, webhookUrl, signal } = {}) {
+  /**
+   * Submits events (an array, or a whole ingest request) for scoring; resolves with the 202 answer.
+   * With `idempotencyKey`, sending the same batch again answers with the session it started.
+   */
+  async ingest(input, { deploymentId, pipeline, webhookUrl, idempotencyKey, signal } = {}) {
     const body = Array.isArray(input) ? { events: input } : { ...input }
     if (deploymentId !== undefined) body.deployment_id = deploymentId
     if (pipeline !== undefined) body.pipeline = pipeline
     if (webhookUrl !== undefined) body.webhook_url = webhookUrl
-    return data(await this.raw.POST('/api/v1/ingest', { body, signal }))
+    const header = idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }
+    return data(await this.raw.POST('/api/v1/ingest', { body, params: { header }, signal }))
   }
 
   /** Polls a session until it is `complete` (resolves with it) or `failed` (SessionFailedError); WaitTimeoutError after `timeoutMs`. */

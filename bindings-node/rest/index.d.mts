@@ -91,6 +91,8 @@ export interface IngestOptions extends CallOptions {
   pipeline?: IngestRequest['pipeline']
   /** Where to deliver this session's `intelligence.ready`. */
   webhookUrl?: string | null
+  /** Sent as `Idempotency-Key`: the same batch sent again with it answers with the session it started. */
+  idempotencyKey?: string
 }
 
 /** A drift period: its events, or an object holding them (an ingest request, or `{events, label}`). */

@@ -1819,7 +1819,15 @@ export interface operations {
     ingest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to repeat: a repeat with the same key and the same body
+                 *     gets the first answer again (marked `Idempotent-Replayed: true`) and starts
+                 *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
+                 *     characters, such as a UUID; remembered while its session is kept.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1832,6 +1840,8 @@ export interface operations {
             /** @description Accepted and queued */
             202: {
                 headers: {
+                    /** @description `true` when this repeats the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     /** @description The session's poll URL */
                     Location?: string;
                     [name: string]: unknown;
@@ -1860,6 +1870,15 @@ export interface operations {
             };
             /** @description The key is read-only */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was sent before with a different request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2099,7 +2118,15 @@ export interface operations {
     start: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to repeat: a repeat with the same key and the same body
+                 *     gets the first answer again (marked `Idempotent-Replayed: true`) and starts
+                 *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
+                 *     characters, such as a UUID; remembered while its session is kept.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2112,6 +2139,8 @@ export interface operations {
             /** @description Accepted and queued */
             202: {
                 headers: {
+                    /** @description `true` when this repeats the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     /** @description The drift session's poll URL */
                     Location?: string;
                     [name: string]: unknown;
@@ -2140,6 +2169,15 @@ export interface operations {
             };
             /** @description The key is read-only */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was sent before with a different request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2188,7 +2226,15 @@ export interface operations {
     start_history_drift: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to repeat: a repeat with the same key and the same body
+                 *     gets the first answer again (marked `Idempotent-Replayed: true`) and starts
+                 *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
+                 *     characters, such as a UUID; remembered while its session is kept.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
             path: {
                 /** @description The deployment */
                 deployment_id: string;
@@ -2204,6 +2250,8 @@ export interface operations {
             /** @description Accepted and queued */
             202: {
                 headers: {
+                    /** @description `true` when this repeats the answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: string;
                     /** @description The drift session's poll URL */
                     Location?: string;
                     [name: string]: unknown;
@@ -2241,6 +2289,15 @@ export interface operations {
             };
             /** @description The deployment has no conversation history */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Idempotency-Key was sent before with a different request */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

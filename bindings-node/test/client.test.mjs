@@ -3,6 +3,7 @@
 // timeout rules against small stub servers that answer exactly what each rule needs.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -106,6 +107,21 @@ describe('against a live server', () => {
     assert.equal(session.error, null)
     assert.equal(session.event_count, body.events.length)
     assert.equal(session.full_output.pipeline, 'support')
+  })
+
+  test('with an idempotencyKey, the same batch sent again answers with its session', async () => {
+    const body = read(example)
+    const idempotencyKey = randomUUID()
+    const first = await client().ingest(body, { idempotencyKey })
+    ingested.push(first.session_id)
+    const again = await client().ingest(body, { idempotencyKey })
+    assert.deepEqual(again, first)
+    const reused = await client()
+      .ingest(body, { idempotencyKey, pipeline: 'reviews' })
+      .catch((e) => e)
+    assert.ok(reused instanceof ApiError)
+    assert.deepEqual([reused.status, reused.code], [409, 'CONFLICT'])
+    assert.equal((await client().wait(first.session_id, { timeoutMs: 20_000 })).status, 'complete')
   })
 
   test('scoreRemote of a file equals local score() of it', async () => {

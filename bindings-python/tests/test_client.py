@@ -215,6 +215,19 @@ def test_webhooks_create_list_test_deliveries_delete(server) -> None:
         assert (raised.value.code, raised.value.status) == ("NOT_FOUND", 404)
 
 
+def test_an_idempotency_key_makes_ingest_safe_to_repeat(client: undertone.Client) -> None:
+    key = str(uuid.uuid4())
+    first = client.ingest(read_json(REFUND), idempotency_key=key)
+    again = client.ingest(read_json(REFUND), idempotency_key=key)
+    assert again.session_id == first.session_id
+    other = read_json(REFUND)
+    other["deployment_id"] = "another-bot"
+    with pytest.raises(undertone.ApiError) as raised:
+        client.ingest(other, idempotency_key=key)
+    assert (raised.value.code, raised.value.status) == ("CONFLICT", 409)
+    assert client.ingest(read_json(REFUND)).session_id != first.session_id
+
+
 def test_sessions_iterates_every_page(client: undertone.Client) -> None:
     mine = client.ingest(read_json(REFUND)).session_id
     all_at_once = [s.session_id for s in client.sessions(limit=100)]

@@ -199,6 +199,7 @@ def _ingest_request(
     deployment_id: Optional[str],
     pipeline: Optional[str],
     webhook_url: Optional[str],
+    idempotency_key: Optional[str] = None,
 ) -> _Program[IngestAccepted]:
     """``POST /ingest`` of a request or its events; the other arguments override."""
     if isinstance(events_or_request, (str, bytes, bytearray)):
@@ -209,7 +210,7 @@ def _ingest_request(
     else:
         body = {"events": list(events_or_request)}
     body.update(_given(deployment_id=deployment_id, pipeline=pipeline, webhook_url=webhook_url))
-    return _call(IngestAccepted, _ingest, body=_Json(body))
+    return _call(IngestAccepted, _ingest, body=_Json(body), idempotency_key=_unset(idempotency_key))
 
 
 def _period(value: EventsOrRequest, label: Optional[str]) -> tuple[dict[str, Any], Optional[str]]:

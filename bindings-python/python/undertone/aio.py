@@ -124,9 +124,11 @@ class AsyncClient(_Connection):
         deployment_id: Optional[str] = None,
         pipeline: Optional[str] = None,
         webhook_url: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> IngestAccepted:
         """``Client.ingest``, awaited."""
-        return await self._run(_ingest_request(events_or_request, deployment_id, pipeline, webhook_url))
+        start = _ingest_request(events_or_request, deployment_id, pipeline, webhook_url, idempotency_key)
+        return await self._run(start)
 
     async def wait(self, session_id: Union[str, UUID], *, timeout: float = 60.0) -> SessionView:
         """``Client.wait``, awaited."""

@@ -159,15 +159,20 @@ class Client(_Connection):
         deployment_id: Optional[str] = None,
         pipeline: Optional[str] = None,
         webhook_url: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> IngestAccepted:
         """Submits a conversation set for scoring (``POST /ingest``); returns the
         accepted answer (``session_id``, ``event_count``, ``status``, ``poll_url``).
 
         ``events_or_request`` is an ingest request dict or a list of event dicts (then
         ``deployment_id`` is required); the keyword arguments override the request's
-        own. Datetimes are sent as RFC 3339. Raises ``ApiError`` (``VALIDATION_ERROR``
-        with ``details`` for a body that breaks the contract)."""
-        return self._run(_ingest_request(events_or_request, deployment_id, pipeline, webhook_url))
+        own. Datetimes are sent as RFC 3339. With ``idempotency_key`` (for example a
+        UUID you keep with the batch), sending the same batch again, after a timeout
+        say, answers with the session it started instead of starting another. Raises
+        ``ApiError`` (``VALIDATION_ERROR`` with ``details`` for a body that breaks the
+        contract, ``CONFLICT`` for a key sent before with another batch)."""
+        start = _ingest_request(events_or_request, deployment_id, pipeline, webhook_url, idempotency_key)
+        return self._run(start)
 
     def wait(self, session_id: Union[str, UUID], *, timeout: float = 60.0) -> SessionView:
         """Polls ``GET /intelligence/{session_id}`` (0.2 s doubling to 2 s between

@@ -3,6 +3,7 @@
 //! ranges of a deployment's history, run as a session (DESIGN.md §6).
 
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::{Extension, Json};
 use serde::{Deserialize, Serialize};
@@ -17,9 +18,11 @@ use utoipa_axum::routes;
 use super::body::{JsonBody, PathParam, time_field};
 use super::error::{ApiError, Code, ErrorEnvelope};
 use super::sessions::{load, time};
-use super::submit::{accepted, check_off_runtime, enqueue};
+use super::submit::{
+    IdempotencyHeader, accepted, check_off_runtime, enqueue, idempotency, repeated,
+};
 use super::{AppState, Caller};
-use crate::store::{NewSession, SessionKind, SessionStatus};
+use crate::store::{Idempotency, NewSession, SessionKind, SessionStatus};
 
 pub(super) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -141,13 +144,15 @@ pub struct DriftView {
 /// Counts against the drift window (10 per hour by default) as well as the request
 /// windows.
 #[utoipa::path(post, path = "/drift", tag = "drift",
+    params(IdempotencyHeader),
     request_body(content = DriftRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = DriftAccepted,
-            headers(("Location" = String, description = "The drift session's poll URL"))),
+            headers(("Location" = String, description = "The drift session's poll URL"), ("Idempotent-Replayed" = String, description = "`true` when this repeats the answer to an earlier request with the same Idempotency-Key"))),
         (status = 400, description = "The body broke the input contract", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 409, description = "The Idempotency-Key was sent before with a different request", body = ErrorEnvelope),
         (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -157,8 +162,15 @@ pub struct DriftView {
 pub(super) async fn start(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
+    let idempotency = idempotency(&headers, "POST /drift", &bytes)?;
+    if let Some(repeat) =
+        repeated(&state, &caller, idempotency.as_ref(), SessionKind::Drift).await?
+    {
+        return Ok(repeat);
+    }
     let (checked, bytes) = check_off_runtime(bytes, |b| {
         validate::drift_request_bytes(b).map(|r| {
             let count = r.before.events.len() + r.after.events.len();
@@ -179,12 +191,19 @@ pub(super) async fn start(
         deployment_id,
         event_count,
         Vec::from(bytes),
+        idempotency,
     )
     .await
 }
 
+/// Where a drift session is read.
+pub(super) fn poll_url(session_id: &str) -> String {
+    format!("/api/v1/drift/{session_id}")
+}
+
 /// Queues a drift session whose stored request is `body` and answers 202 with where
-/// to poll (or the refusal of a full queue).
+/// to poll (or the refusal of a full queue, or the repeat of what a request with the
+/// same `Idempotency-Key` started).
 async fn enqueue_drift(
     state: &AppState,
     caller: &Caller,
@@ -192,6 +211,7 @@ async fn enqueue_drift(
     deployment_id: Option<String>,
     event_count: usize,
     body: Vec<u8>,
+    idempotency: Option<Idempotency>,
 ) -> Result<Response, ApiError> {
     let session = NewSession {
         id: uuid::Uuid::new_v4().to_string(),
@@ -204,12 +224,13 @@ async fn enqueue_drift(
         labels: Some(serde_json::to_string(&labels).map_err(ApiError::internal)?),
         body,
         created_at: state.clock.now(),
+        idempotency,
     };
     let quota = match enqueue(state, caller, &session).await {
         Ok(quota) => quota,
         Err(refused) => return Ok(refused),
     };
-    let poll_url = format!("/api/v1/drift/{}", session.id);
+    let poll_url = poll_url(&session.id);
     let body = DriftAccepted {
         session_id: session.id,
         status: SessionStatus::Received,
@@ -261,15 +282,16 @@ pub struct HistoryDriftBody {
 /// cannot quote evidence and `event_count` is 0. Counts against the drift window.
 #[utoipa::path(post, path = "/deployments/{deployment_id}/drift", tag = "drift",
     operation_id = "start_history_drift",
-    params(("deployment_id" = String, Path, description = "The deployment", min_length = 1, max_length = 256, pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$")),
+    params(("deployment_id" = String, Path, description = "The deployment", min_length = 1, max_length = 256, pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"), IdempotencyHeader),
     request_body(content = HistoryDriftBody, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = DriftAccepted,
-            headers(("Location" = String, description = "The drift session's poll URL"))),
+            headers(("Location" = String, description = "The drift session's poll URL"), ("Idempotent-Replayed" = String, description = "`true` when this repeats the answer to an earlier request with the same Idempotency-Key"))),
         (status = 400, description = "Invalid deployment id, range, label or question, or too many conversations in a range", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
         (status = 404, description = "The deployment has no conversation history", body = ErrorEnvelope),
+        (status = 409, description = "The Idempotency-Key was sent before with a different request", body = ErrorEnvelope),
         (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -280,9 +302,17 @@ pub(super) async fn start_history(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
     PathParam(deployment_id): PathParam<String>,
+    headers: HeaderMap,
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
     validate::identifier(&deployment_id, "deployment_id")?;
+    let route = format!("POST /deployments/{deployment_id}/drift");
+    let idempotency = idempotency(&headers, &route, &bytes)?;
+    if let Some(repeat) =
+        repeated(&state, &caller, idempotency.as_ref(), SessionKind::Drift).await?
+    {
+        return Ok(repeat);
+    }
     let body: HistoryDriftBody = super::body::parse(&bytes)?;
     // The question's rule is the drift request's (core), and it is kept trimmed as there.
     let question = match body.question {
@@ -324,7 +354,16 @@ pub(super) async fn start_history(
     };
     let body = serde_json::to_vec(&request).map_err(ApiError::internal)?;
     // History keeps scores, not events: no events are compared.
-    enqueue_drift(&state, &caller, labels, Some(deployment_id), 0, body).await
+    enqueue_drift(
+        &state,
+        &caller,
+        labels,
+        Some(deployment_id),
+        0,
+        body,
+        idempotency,
+    )
+    .await
 }
 
 /// The conversations of `deployment_id` that started in `range`, checked, as the

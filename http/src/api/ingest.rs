@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use axum::Extension;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Serialize;
 use undertone_core::schema::IngestRequest;
@@ -14,7 +15,9 @@ use utoipa_axum::routes;
 
 use super::body::JsonBody;
 use super::error::{ApiError, ErrorEnvelope};
-use super::submit::{accepted, check_off_runtime, enqueue, queue_full};
+use super::submit::{
+    IdempotencyHeader, accepted, check_off_runtime, enqueue, idempotency, queue_full, repeated,
+};
 use super::{AppState, Caller};
 use crate::store::{NewSession, SessionKind, SessionStatus};
 
@@ -45,13 +48,15 @@ pub struct IngestAccepted {
 /// its events and its job are committed together, then 202 is returned. Poll
 /// `poll_url` until `status` is `complete` or `failed`.
 #[utoipa::path(post, path = "/ingest", tag = "sessions",
+    params(IdempotencyHeader),
     request_body(content = IngestRequest, content_type = "application/json"),
     responses(
         (status = 202, description = "Accepted and queued", body = IngestAccepted,
-            headers(("Location" = String, description = "The session's poll URL"))),
+            headers(("Location" = String, description = "The session's poll URL"), ("Idempotent-Replayed" = String, description = "`true` when this repeats the answer to an earlier request with the same Idempotency-Key"))),
         (status = 400, description = "The body broke the input contract", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
+        (status = 409, description = "The Idempotency-Key was sent before with a different request", body = ErrorEnvelope),
         (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -61,8 +66,16 @@ pub struct IngestAccepted {
 pub(super) async fn ingest(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
+    // A repeat gets what its first sending started, whatever the queue holds now.
+    let idempotency = idempotency(&headers, "POST /ingest", &bytes)?;
+    if let Some(repeat) =
+        repeated(&state, &caller, idempotency.as_ref(), SessionKind::Ingest).await?
+    {
+        return Ok(repeat);
+    }
     // Refuse before parsing when the queue is already full; `enqueue` checks again
     // inside its transaction.
     if state.store.queue_depth().await? >= state.config.queue_capacity {
@@ -91,6 +104,7 @@ pub(super) async fn ingest(
         labels: None,
         body: Vec::from(bytes),
         created_at: state.clock.now(),
+        idempotency,
     };
     let quota = match enqueue(&state, &caller, &session).await {
         Ok(quota) => quota,

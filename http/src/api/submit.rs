@@ -1,17 +1,140 @@
 //! What `POST /ingest` and `POST /drift` share: validating a body off the async
-//! runtime, and storing a session with its job (and, for drift, its quota) as one
-//! transaction before answering 202.
+//! runtime, storing a session with its job (and, for drift, its quota) as one
+//! transaction before answering 202, and answering a repeat that carries the same
+//! `Idempotency-Key` with the session it started.
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::auth::rate_limited;
+use super::drift::DriftAccepted;
 use super::error::{ApiError, Code};
+use super::ingest::IngestAccepted;
 use super::{AppState, Caller};
-use crate::store::{Enqueued, NewSession};
+use crate::store::{Earlier, Enqueued, Idempotency, NewSession, SessionKind, SessionStatus};
+
+/// The request header that makes a session-starting request safe to repeat.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+/// The header on an answer that repeats an earlier one.
+pub const REPLAYED: &str = "idempotent-replayed";
+/// The longest `Idempotency-Key`, in characters.
+pub const IDEMPOTENCY_KEY_MAX: usize = 255;
+
+/// The `Idempotency-Key` header of the routes that start a session, as the API
+/// document describes it (read by [`idempotency`]).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IdempotencyHeader {
+    /// Makes the request safe to repeat: a repeat with the same key and the same body
+    /// gets the first answer again (marked `Idempotent-Replayed: true`) and starts
+    /// nothing; the same key with another request is 409. 1 to 255 visible ASCII
+    /// characters, such as a UUID; remembered while its session is kept.
+    #[param(rename = "Idempotency-Key", min_length = 1, max_length = 255)]
+    #[allow(dead_code)]
+    idempotency_key: Option<String>,
+}
+
+/// The request's `Idempotency-Key`, if it sent one, with the digest of `route` and
+/// `body` that tells a repeat from a reuse. The key is 1 to [`IDEMPOTENCY_KEY_MAX`]
+/// visible ASCII characters; a quoted form (`"…"`, as a structured header field
+/// writes a string) is read without its quotes.
+pub(super) fn idempotency(
+    headers: &HeaderMap,
+    route: &str,
+    body: &[u8],
+) -> Result<Option<Idempotency>, ApiError> {
+    let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    let refuse =
+        |what: &str| ApiError::new(Code::ValidationError, format!("Idempotency-Key: {what}"));
+    if values.next().is_some() {
+        return Err(refuse("must be sent once, got more than one"));
+    }
+    let text = value.as_bytes();
+    let key = match text {
+        [b'"', inner @ .., b'"'] => inner,
+        _ => text,
+    };
+    if key.is_empty()
+        || key.len() > IDEMPOTENCY_KEY_MAX
+        || !key.iter().all(|b| (0x21..=0x7e).contains(b))
+    {
+        return Err(refuse(&format!(
+            "must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters (no spaces), such as a UUID"
+        )));
+    }
+    let mut digest = Sha256::new();
+    digest.update(route.as_bytes());
+    digest.update([0]);
+    digest.update(body);
+    Ok(Some(Idempotency {
+        key: String::from_utf8_lossy(key).into_owned(),
+        digest: hex::encode(digest.finalize()),
+    }))
+}
+
+/// The answer to a request whose `Idempotency-Key` started a session before, if one
+/// did: its 202 again, or 409 when the key came with another request.
+pub(super) async fn repeated(
+    state: &AppState,
+    caller: &Caller,
+    idempotency: Option<&Idempotency>,
+    kind: SessionKind,
+) -> Result<Option<Response>, ApiError> {
+    let Some(idempotency) = idempotency else {
+        return Ok(None);
+    };
+    let earlier = state.store.earlier(&caller.key.id, idempotency).await?;
+    earlier
+        .map(|e| replay(&e, kind, &idempotency.key))
+        .transpose()
+}
+
+/// The 202 that `earlier` was first answered with, marked as a repeat; 409 when the
+/// key was sent with a different request.
+fn replay(earlier: &Earlier, kind: SessionKind, key: &str) -> Result<Response, ApiError> {
+    if !earlier.same_request {
+        return Err(ApiError::new(
+            Code::Conflict,
+            format!(
+                "Idempotency-Key {key:?} was sent before with a different request, which \
+                 started session {}; send a new key with a new request",
+                earlier.session_id
+            ),
+        ));
+    }
+    let mut response = match kind {
+        SessionKind::Ingest => {
+            let poll_url = crate::webhooks::emit::poll_url(&earlier.session_id);
+            let body = IngestAccepted {
+                session_id: earlier.session_id.clone(),
+                event_count: earlier.event_count,
+                status: SessionStatus::Received,
+                poll_url: poll_url.clone(),
+            };
+            accepted(poll_url, body, None)
+        }
+        SessionKind::Drift => {
+            let poll_url = super::drift::poll_url(&earlier.session_id);
+            let body = DriftAccepted {
+                session_id: earlier.session_id.clone(),
+                status: SessionStatus::Received,
+                poll_url: poll_url.clone(),
+            };
+            accepted(poll_url, body, None)
+        }
+    };
+    response
+        .headers_mut()
+        .insert(REPLAYED, HeaderValue::from_static("true"));
+    Ok(response)
+}
 
 /// Runs `check` on the body on the blocking pool (a 16 MiB body takes milliseconds
 /// to parse) and hands the body back with the result.
@@ -25,7 +148,9 @@ pub(super) async fn check_off_runtime<T: Send + 'static>(
 }
 
 /// Stores `session` with its job, counting the caller's deferred windows in the same
-/// transaction, and wakes a worker. `Err` is the 503 or 429 to answer.
+/// transaction, and wakes a worker. `Err` is the answer instead of a new 202: the
+/// 503 or 429, or the repeat of what a request with the same `Idempotency-Key`
+/// started meanwhile.
 pub(super) async fn enqueue(
     state: &AppState,
     caller: &Caller,
@@ -60,6 +185,10 @@ pub(super) async fn enqueue(
         Ok(Enqueued::RateLimited(q)) => {
             let now = state.clock.now().timestamp();
             Err(rate_limited(&caller.key, q, now, true))
+        }
+        Ok(Enqueued::Earlier(earlier)) => {
+            let key = session.idempotency.as_ref().map_or("", |i| i.key.as_str());
+            Err(replay(&earlier, session.kind, key).unwrap_or_else(IntoResponse::into_response))
         }
         Err(e) => Err(ApiError::from(e).into_response()),
     }

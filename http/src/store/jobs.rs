@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::db::{Channel, Lock, Row, Tx, query};
+use super::db::{Channel, Lock, Query, Row, Tx, query};
 use super::history::{Effects, apply_effects};
 use super::keys::charge_in;
 use super::sessions::SessionKind;
@@ -33,10 +33,33 @@ pub struct NewSession {
     pub body: Vec<u8>,
     /// Acceptance time.
     pub created_at: DateTime<Utc>,
+    /// The request's `Idempotency-Key`, when it sent one.
+    pub idempotency: Option<Idempotency>,
+}
+
+/// An `Idempotency-Key` sent with a request that starts a session, and a digest of
+/// that request (its route and body), which tells a repeat from a reuse of the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idempotency {
+    /// The key, as the client sent it.
+    pub key: String,
+    /// Hex SHA-256 of the route and the body.
+    pub digest: String,
+}
+
+/// The session an earlier request with the same `Idempotency-Key` started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Earlier {
+    /// Its id.
+    pub session_id: String,
+    /// Its events, as its 202 said.
+    pub event_count: u64,
+    /// Whether that request was this one (same route, same body).
+    pub same_request: bool,
 }
 
 /// Whether a session was queued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Enqueued {
     /// Written with its job; it will be processed. With a charge, the quota after it.
     Accepted(Option<Quota>),
@@ -47,6 +70,9 @@ pub enum Enqueued {
     /// The session's key holds its share of the queue already (`per_key` jobs); nothing
     /// was written or counted.
     KeyShareFull(u64),
+    /// A request with the same `Idempotency-Key` started a session before; nothing was
+    /// written or counted.
+    Earlier(Earlier),
 }
 
 /// How many jobs the queue may hold: in all, and of one key (so that one tenant
@@ -138,6 +164,36 @@ fn lost_worker_error(attempts: u32) -> String {
     )
 }
 
+/// The session of `key_id` that holds `Idempotency-Key` `key`.
+fn earlier_query<'q>(key_id: &'q str, key: &'q str) -> Query<'q> {
+    query(
+        "SELECT id, event_count, request_digest FROM sessions \
+         WHERE key_id = $1 AND idempotency_key = $2",
+    )
+    .bind(key_id)
+    .bind(key)
+}
+
+/// [`Store::earlier`] inside a transaction.
+async fn earlier_in(
+    tx: &mut Tx,
+    key_id: &str,
+    idempotency: &Idempotency,
+) -> StoreResult<Option<Earlier>> {
+    let row = tx
+        .fetch_optional(earlier_query(key_id, &idempotency.key))
+        .await?;
+    row.map(|r| earlier_from_row(&r, idempotency)).transpose()
+}
+
+fn earlier_from_row(row: &Row, idempotency: &Idempotency) -> StoreResult<Earlier> {
+    Ok(Earlier {
+        session_id: row.str("id")?,
+        event_count: u64::try_from(row.i64("event_count")?).unwrap_or(0),
+        same_request: row.opt_str("request_digest")?.as_deref() == Some(&idempotency.digest),
+    })
+}
+
 /// A job from a row of `jobs` joined with its session.
 fn job_from_row(row: &Row, attempt: u32, token: String, body: Vec<u8>) -> StoreResult<Job> {
     Ok(Job {
@@ -213,6 +269,12 @@ impl Store {
         charge: Option<&[Window]>,
     ) -> StoreResult<Enqueued> {
         let mut tx = self.pool.begin_write().await?;
+        // A repeat is answered with what it started, whatever the queue holds now.
+        if let Some(idempotency) = &s.idempotency
+            && let Some(earlier) = earlier_in(&mut tx, &s.key_id, idempotency).await?
+        {
+            return Ok(Enqueued::Earlier(earlier));
+        }
         let quota = match charge {
             Some(windows) => match charge_in(&mut tx, &s.key_id, windows).await? {
                 Decision::Allowed(q) => Some(q),
@@ -244,23 +306,39 @@ impl Store {
         if u64::try_from(held).unwrap_or(0) >= limit.per_key {
             return Ok(Enqueued::KeyShareFull(limit.per_key));
         }
-        tx.execute(
-            query(
-                "INSERT INTO sessions (id, kind, org_id, key_id, deployment_id, event_count, \
-                 status, webhook_url, labels, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, 'received', $7, $8, $9)",
+        let inserted = tx
+            .execute(
+                query(
+                    "INSERT INTO sessions (id, kind, org_id, key_id, deployment_id, event_count, \
+                     status, webhook_url, labels, created_at, idempotency_key, request_digest) \
+                     VALUES ($1, $2, $3, $4, $5, $6, 'received', $7, $8, $9, $10, $11)",
+                )
+                .bind(&s.id)
+                .bind(s.kind.as_str())
+                .bind(&s.org_id)
+                .bind(&s.key_id)
+                .bind(&s.deployment_id)
+                .bind(i64::try_from(s.event_count).unwrap_or(i64::MAX))
+                .bind(&s.webhook_url)
+                .bind(&s.labels)
+                .bind(s.created_at)
+                .bind(s.idempotency.as_ref().map(|i| i.key.as_str()))
+                .bind(s.idempotency.as_ref().map(|i| i.digest.as_str())),
             )
-            .bind(&s.id)
-            .bind(s.kind.as_str())
-            .bind(&s.org_id)
-            .bind(&s.key_id)
-            .bind(&s.deployment_id)
-            .bind(i64::try_from(s.event_count).unwrap_or(i64::MAX))
-            .bind(&s.webhook_url)
-            .bind(&s.labels)
-            .bind(s.created_at),
-        )
-        .await?;
+            .await;
+        match (inserted, &s.idempotency) {
+            (Ok(_), _) => {}
+            // A request with the same key committed first (PostgreSQL, where two
+            // processes may both have found none): this one answers with its session.
+            (Err(e), Some(idempotency)) if e.is_unique_violation() => {
+                drop(tx);
+                return match self.earlier(&s.key_id, idempotency).await? {
+                    Some(earlier) => Ok(Enqueued::Earlier(earlier)),
+                    None => Err(e),
+                };
+            }
+            (Err(e), _) => return Err(e),
+        }
         tx.execute(
             query("INSERT INTO session_inputs (session_id, body) VALUES ($1, $2)")
                 .bind(&s.id)
@@ -276,6 +354,20 @@ impl Store {
         tx.notify(Channel::Jobs).await?;
         tx.commit().await?;
         Ok(Enqueued::Accepted(quota))
+    }
+
+    /// The session a request of `key_id` with the same `Idempotency-Key` started, if
+    /// one did and is still kept.
+    pub async fn earlier(
+        &self,
+        key_id: &str,
+        idempotency: &Idempotency,
+    ) -> StoreResult<Option<Earlier>> {
+        let row = self
+            .pool
+            .fetch_optional(earlier_query(key_id, &idempotency.key))
+            .await?;
+        row.map(|r| earlier_from_row(&r, idempotency)).transpose()
     }
 
     /// Jobs waiting or running.

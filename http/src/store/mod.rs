@@ -47,7 +47,9 @@ pub use deliveries::{
 };
 pub use deploys::{DeployRecord, MAX_DEPLOYS_PER_DEPLOYMENT, Measured, NewDeploy};
 pub use history::Effects;
-pub use jobs::{Enqueued, Job, LostJob, NewSession, Outcome, QueueLimit, Reaped};
+pub use jobs::{
+    Earlier, Enqueued, Idempotency, Job, LostJob, NewSession, Outcome, QueueLimit, Reaped,
+};
 pub use keys::{KeyRecord, Scope};
 pub use reports::ReportRecord;
 pub use retention::Purged;
@@ -82,6 +84,11 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Whether a write broke a unique constraint.
+    pub fn is_unique_violation(&self) -> bool {
+        matches!(self, StoreError::Database(sqlx::Error::Database(db)) if db.is_unique_violation())
+    }
+
     /// Why the database cannot take this request now but may soon: it is full, or
     /// another writer holds it too long, or no connection is free. `None` for a
     /// failure that retrying would not cure.

@@ -9,6 +9,7 @@
 mod auth;
 mod drift;
 mod errors;
+mod idempotency;
 mod ingest;
 mod limits;
 mod listing;

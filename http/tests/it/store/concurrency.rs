@@ -19,7 +19,7 @@ use undertone_http::store::{
 
 use super::deliveries::{ANOMALY, anomaly, claim_all};
 use super::history::{UHR, report};
-use super::queue::complete;
+use super::queue::{complete, keyed};
 use super::{ORG, T0, at, event, ingest, key, point, stored_key, webhook};
 
 /// `T0` in unix seconds, the `now` of the rate-limit checks.
@@ -592,4 +592,41 @@ pub(super) async fn deleting_webhooks_while_attempts_finish_never_deadlocks(stor
             all.iter().map(|d| d.status).collect::<Vec<_>>()
         );
     }
+}
+
+pub(super) async fn concurrent_repeats_of_one_idempotency_key_start_one_session(store: Arc<Store>) {
+    let k = stored_key(&store, "key_retry").await;
+    let tasks: Vec<_> = (0..20)
+        .map(|i| {
+            let store = Arc::clone(&store);
+            let session = keyed(ingest(&format!("s_{i:02}"), &k, None, i), "one-job", "d");
+            tokio::spawn(async move {
+                store
+                    .enqueue(&session, QueueLimit::total(ROOMY), None)
+                    .await
+                    .expect("enqueue")
+            })
+        })
+        .collect();
+    let mut started = 0;
+    let mut repeats = BTreeSet::new();
+    for task in tasks {
+        match task.await.expect("the task finishes") {
+            Enqueued::Accepted(None) => started += 1,
+            Enqueued::Earlier(e) => {
+                assert!(e.same_request, "{e:?}");
+                repeats.insert(e.session_id);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(started, 1);
+    assert_eq!(
+        repeats.len(),
+        1,
+        "every repeat names the one session: {repeats:?}"
+    );
+    assert_eq!(store.queue_depth().await.expect("depth"), 1);
+    let first = repeats.pop_first().expect("one");
+    assert!(store.session(&first, ORG).await.expect("session").is_some());
 }

@@ -77,6 +77,7 @@ fn ingest(id: &str, key: &KeyRecord, deployment: Option<&str>, offset_ms: i64) -
         labels: None,
         body: format!(r#"{{"session":"{id}","events":[1,2,3]}}"#).into_bytes(),
         created_at: at(offset_ms),
+        idempotency: None,
     }
 }
 
@@ -200,6 +201,7 @@ conformance! {
     queue::a_full_queue_writes_and_counts_nothing,
     queue::a_rate_limited_enqueue_writes_and_counts_nothing,
     queue::a_key_holds_at_most_its_share_of_the_queue,
+    queue::an_idempotency_key_starts_one_session_per_api_key,
     claims::claim_leases_the_oldest_job,
     claims::finish_completes_the_session_and_removes_its_job,
     claims::finish_records_a_failure,
@@ -223,6 +225,7 @@ conformance! {
     concurrency::racing_first_keys_make_exactly_one,
     concurrency::concurrent_charges_admit_exactly_the_limit,
     concurrency::concurrent_enqueues_count_each_accepted_session_once,
+    concurrency::concurrent_repeats_of_one_idempotency_key_start_one_session,
     concurrency::concurrent_claimers_take_each_job_once,
     concurrency::concurrent_claimers_reap_each_expired_lease_once,
     concurrency::concurrent_emits_queue_each_delivery_once,

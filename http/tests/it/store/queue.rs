@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use undertone_http::limits::{Plan, Quota, windows_for};
 use undertone_http::store::{
-    Effects, Enqueued, NewSession, Outcome, QueueLimit, SessionKind, SessionRecord, SessionStatus,
-    Store,
+    Earlier, Effects, Enqueued, Idempotency, NewSession, Outcome, QueueLimit, SessionKind,
+    SessionRecord, SessionStatus, Store,
 };
 use undertone_http::webhooks::emit::failure_effects;
 
@@ -324,4 +324,99 @@ pub(super) async fn a_rate_limited_enqueue_writes_and_counts_nothing(store: Arc<
     assert_eq!(store.session("s_3", ORG).await.expect("session"), None);
     assert_eq!(store.queue_depth().await.expect("depth"), 2);
     assert_eq!(store.usage(&k.id, &windows).await.expect("usage"), [2, 2]);
+}
+
+/// `session` sent with `Idempotency-Key` `key` and a request whose digest is `digest`.
+pub(super) fn keyed(mut session: NewSession, key: &str, digest: &str) -> NewSession {
+    session.idempotency = Some(Idempotency {
+        key: key.to_owned(),
+        digest: digest.to_owned(),
+    });
+    session
+}
+
+pub(super) async fn an_idempotency_key_starts_one_session_per_api_key(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
+    let other = stored_key(&store, "key_r").await;
+    let windows = windows_for(&k.plan, T0 / 1000, false);
+    let first = keyed(ingest("s_1", &k, None, 0), "retry-me", "d1");
+    let limit = QueueLimit::total(ROOMY);
+    assert_eq!(
+        store
+            .earlier(&k.id, first.idempotency.as_ref().unwrap())
+            .await
+            .expect("earlier"),
+        None
+    );
+    assert!(matches!(
+        store
+            .enqueue(&first, limit, Some(&windows))
+            .await
+            .expect("enqueue"),
+        Enqueued::Accepted(Some(_))
+    ));
+    // The same request again: its session, nothing written or counted.
+    let again = keyed(ingest("s_2", &k, None, 1), "retry-me", "d1");
+    let same = Earlier {
+        session_id: "s_1".to_owned(),
+        event_count: 3,
+        same_request: true,
+    };
+    assert_eq!(
+        store
+            .enqueue(&again, limit, Some(&windows))
+            .await
+            .expect("enqueue"),
+        Enqueued::Earlier(same.clone())
+    );
+    assert_eq!(
+        store
+            .earlier(&k.id, again.idempotency.as_ref().unwrap())
+            .await
+            .expect("earlier"),
+        Some(same)
+    );
+    // The key with another request: the first session, told apart.
+    let reused = keyed(ingest("s_3", &k, None, 2), "retry-me", "d2");
+    assert_eq!(
+        store.enqueue(&reused, limit, None).await.expect("enqueue"),
+        Enqueued::Earlier(Earlier {
+            session_id: "s_1".to_owned(),
+            event_count: 3,
+            same_request: false,
+        })
+    );
+    // A repeat is answered even when the queue has no room left.
+    assert_eq!(
+        store
+            .enqueue(&again, QueueLimit::total(1), None)
+            .await
+            .expect("enqueue"),
+        Enqueued::Earlier(Earlier {
+            session_id: "s_1".to_owned(),
+            event_count: 3,
+            same_request: true,
+        })
+    );
+    assert_eq!(store.session("s_2", ORG).await.expect("session"), None);
+    assert_eq!(store.session("s_3", ORG).await.expect("session"), None);
+    assert_eq!(store.queue_depth().await.expect("depth"), 1);
+    assert_eq!(store.usage(&k.id, &windows).await.expect("usage"), [1, 1]);
+    // Keys are per API key: another key's same Idempotency-Key starts its own, and
+    // requests without one are never matched.
+    let theirs = keyed(ingest("s_4", &other, None, 3), "retry-me", "d1");
+    assert_eq!(
+        store.enqueue(&theirs, limit, None).await.expect("enqueue"),
+        Enqueued::Accepted(None)
+    );
+    for (i, id) in ["s_5", "s_6"].into_iter().enumerate() {
+        assert_eq!(
+            store
+                .enqueue(&ingest(id, &k, None, 4 + i as i64), limit, None)
+                .await
+                .expect("enqueue"),
+            Enqueued::Accepted(None)
+        );
+    }
+    assert_eq!(store.queue_depth().await.expect("depth"), 4);
 }

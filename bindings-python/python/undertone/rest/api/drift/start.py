@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.drift_accepted import DriftAccepted
 from ...models.drift_request import DriftRequest
 from ...models.error_envelope import ErrorEnvelope
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: DriftRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -52,6 +55,11 @@ def _parse_response(
         response_403 = ErrorEnvelope.from_dict(response.json())
 
         return response_403
+
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
 
     if response.status_code == 415:
         response_415 = ErrorEnvelope.from_dict(response.json())
@@ -94,6 +102,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two periods.
 
@@ -103,6 +112,7 @@ def sync_detailed(
     windows.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -115,6 +125,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -128,6 +139,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two periods.
 
@@ -137,6 +149,7 @@ def sync(
     windows.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -150,6 +163,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -157,6 +171,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two periods.
 
@@ -166,6 +181,7 @@ async def asyncio_detailed(
     windows.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -178,6 +194,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -189,6 +206,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two periods.
 
@@ -198,6 +216,7 @@ async def asyncio(
     windows.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -212,5 +231,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

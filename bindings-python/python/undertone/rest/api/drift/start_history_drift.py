@@ -9,15 +9,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.drift_accepted import DriftAccepted
 from ...models.error_envelope import ErrorEnvelope
 from ...models.history_drift_body import HistoryDriftBody
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     deployment_id: str,
     *,
     body: HistoryDriftBody,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -62,6 +65,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 415:
         response_415 = ErrorEnvelope.from_dict(response.json())
 
@@ -104,6 +112,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -117,6 +126,7 @@ def sync_detailed(
 
     Args:
         deployment_id (str):
+        idempotency_key (None | str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -134,6 +144,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         deployment_id=deployment_id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -148,6 +159,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -161,6 +173,7 @@ def sync(
 
     Args:
         deployment_id (str):
+        idempotency_key (None | str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -179,6 +192,7 @@ def sync(
         deployment_id=deployment_id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -187,6 +201,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -200,6 +215,7 @@ async def asyncio_detailed(
 
     Args:
         deployment_id (str):
+        idempotency_key (None | str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -217,6 +233,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         deployment_id=deployment_id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -229,6 +246,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -242,6 +260,7 @@ async def asyncio(
 
     Args:
         deployment_id (str):
+        idempotency_key (None | str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -261,5 +280,6 @@ async def asyncio(
             deployment_id=deployment_id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.error_envelope import ErrorEnvelope
 from ...models.ingest_accepted import IngestAccepted
 from ...models.ingest_request import IngestRequest
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: IngestRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -52,6 +55,11 @@ def _parse_response(
         response_403 = ErrorEnvelope.from_dict(response.json())
 
         return response_403
+
+    if response.status_code == 409:
+        response_409 = ErrorEnvelope.from_dict(response.json())
+
+        return response_409
 
     if response.status_code == 415:
         response_415 = ErrorEnvelope.from_dict(response.json())
@@ -94,6 +102,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | IngestAccepted]:
     """Submit a conversation's events for scoring.
 
@@ -102,6 +111,7 @@ def sync_detailed(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -118,6 +128,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -131,6 +142,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> ErrorEnvelope | IngestAccepted | None:
     """Submit a conversation's events for scoring.
 
@@ -139,6 +151,7 @@ def sync(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -156,6 +169,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -163,6 +177,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | IngestAccepted]:
     """Submit a conversation's events for scoring.
 
@@ -171,6 +186,7 @@ async def asyncio_detailed(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -187,6 +203,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -198,6 +215,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
+    idempotency_key: None | str | Unset = UNSET,
 ) -> ErrorEnvelope | IngestAccepted | None:
     """Submit a conversation's events for scoring.
 
@@ -206,6 +224,7 @@ async def asyncio(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
+        idempotency_key (None | str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -224,5 +243,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

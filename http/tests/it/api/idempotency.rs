@@ -1,0 +1,117 @@
+//! `Idempotency-Key` on the routes that start a session: a repeat gets the first
+//! answer and starts nothing, a reuse with another request is 409, and a key that is
+//! no key is 400 before anything is stored.
+
+use axum::body::Body;
+use axum::http::{HeaderValue, Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::{
+    HOUR_END, Reply, Service, assert_error, assert_quota, drift_body, refund, request, session_id,
+};
+
+/// `POST path` of `body` with the default key and each of `keys` as an
+/// `Idempotency-Key` header.
+async fn post_keyed(svc: &Service, path: &str, body: &Value, keys: &[&str]) -> Reply {
+    let mut req = request(
+        Method::POST,
+        path,
+        Some(&svc.key),
+        Some("application/json"),
+        Body::from(serde_json::to_vec(body).expect("serialisable")),
+    );
+    for key in keys {
+        req.headers_mut().append(
+            "idempotency-key",
+            HeaderValue::from_str(key).expect("a header value"),
+        );
+    }
+    svc.send(req).await
+}
+
+#[tokio::test]
+async fn a_repeated_ingest_gets_its_first_answer_and_starts_nothing() {
+    let svc = Service::new().await;
+    let first = post_keyed(&svc, "/api/v1/ingest", &refund(), &["order-5512-try"]).await;
+    assert_eq!(first.status, StatusCode::ACCEPTED, "{first:?}");
+    assert_eq!(first.header("idempotent-replayed"), None);
+    let id = session_id(&first);
+
+    for repeat in ["order-5512-try", "\"order-5512-try\""] {
+        let again = post_keyed(&svc, "/api/v1/ingest", &refund(), &[repeat]).await;
+        assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
+        assert_eq!(again.json(), first.json(), "{repeat}");
+        assert_eq!(again.header("location"), first.header("location"));
+        assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    }
+    // One session; each of the three requests was counted (SPEC.md §8), and the read.
+    assert_eq!(svc.queue_depth().await, 1);
+    let counted = svc.get(&format!("/api/v1/intelligence/{id}")).await;
+    assert_quota(&counted, 1000, 996, HOUR_END);
+
+    // Without the header, the same body is a new request.
+    let unkeyed = post_keyed(&svc, "/api/v1/ingest", &refund(), &[]).await;
+    assert_eq!(unkeyed.status, StatusCode::ACCEPTED, "{unkeyed:?}");
+    assert_ne!(session_id(&unkeyed), id);
+    assert_eq!(svc.queue_depth().await, 2);
+}
+
+#[tokio::test]
+async fn a_key_sent_with_another_request_is_409_and_starts_nothing() {
+    let svc = Service::new().await;
+    let first = post_keyed(&svc, "/api/v1/ingest", &refund(), &["k-1"]).await;
+    let id = session_id(&first);
+    let mut other = refund();
+    other["deployment_id"] = json!("another-bot");
+    let expected = format!(
+        "Idempotency-Key \"k-1\" was sent before with a different request, which started \
+         session {id}; send a new key with a new request"
+    );
+    for (path, body) in [("/api/v1/ingest", other), ("/api/v1/drift", drift_body())] {
+        let reply = post_keyed(&svc, path, &body, &["k-1"]).await;
+        assert_error(&reply, StatusCode::CONFLICT, "CONFLICT", &expected);
+    }
+    assert_eq!(svc.queue_depth().await, 1);
+}
+
+#[tokio::test]
+async fn a_repeated_drift_gets_its_first_session() {
+    let svc = Service::new().await;
+    let first = post_keyed(&svc, "/api/v1/drift", &drift_body(), &["drift-1"]).await;
+    assert_eq!(first.status, StatusCode::ACCEPTED, "{first:?}");
+    let again = post_keyed(&svc, "/api/v1/drift", &drift_body(), &["drift-1"]).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
+    assert_eq!(again.json(), first.json());
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(
+        again.json()["poll_url"],
+        format!("/api/v1/drift/{}", session_id(&first))
+    );
+    assert_eq!(svc.queue_depth().await, 1);
+}
+
+#[tokio::test]
+async fn a_key_that_is_no_key_is_400_and_nothing_is_stored() {
+    let svc = Service::new().await;
+    let long = "k".repeat(256);
+    let rule =
+        "Idempotency-Key: must be 1 to 255 visible ASCII characters (no spaces), such as a UUID";
+    for (keys, message) in [
+        (vec![""], rule),
+        (vec!["\"\""], rule),
+        (vec![long.as_str()], rule),
+        (vec!["two words"], rule),
+        (
+            vec!["k-1", "k-2"],
+            "Idempotency-Key: must be sent once, got more than one",
+        ),
+    ] {
+        let reply = post_keyed(&svc, "/api/v1/ingest", &refund(), &keys).await;
+        assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
+    }
+    // The longest key is accepted.
+    let longest = "k".repeat(255);
+    let reply = post_keyed(&svc, "/api/v1/ingest", &refund(), &[&longest]).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    assert_eq!(svc.queue_depth().await, 1);
+}
