@@ -42,7 +42,7 @@ pub(super) fn check_webhook_url(
     } else {
         "an absolute https URL"
     };
-    let url = match Url::parse(s) {
+    let mut url = match Url::parse(s) {
         Ok(url) => url,
         Err(e) => {
             c.push(
@@ -67,12 +67,6 @@ pub(super) fn check_webhook_url(
         Some("must not use port 0".to_owned())
     } else if !url.username().is_empty() || url.password().is_some() {
         Some("must not carry a user name or password".to_owned())
-    } else if url.fragment().is_some() {
-        // A client never sends the part after `#`: the URL stored would not be the one
-        // called.
-        Some("must not carry a fragment (`#…`): it is never sent with a request".to_owned())
-    } else if let Some(problem) = url.host().and_then(dns_name_problem) {
-        Some(problem)
     } else if !options.allow_private_webhooks && !public_host(url.host()) {
         Some(format!(
             "must point to a public address; {} is private, loopback, link-local or reserved",
@@ -86,7 +80,12 @@ pub(super) fn check_webhook_url(
             c.push(path, p);
             None
         }
-        None => Some(url.to_string()),
+        None => {
+            // A client never sends the part after `#`: stored with it, the URL would
+            // not be the one called.
+            url.set_fragment(None);
+            Some(url.to_string())
+        }
     }
 }
 
@@ -100,33 +99,6 @@ fn host_written(written: &str, scheme: &str) -> bool {
         .and_then(|rest| rest.strip_prefix("://"))
         .is_some_and(|rest| !rest.starts_with(['/', '\\']))
 }
-
-/// Why a host name can never resolve, if it cannot: DNS allows at most
-/// [`DNS_LABEL_MAX`] bytes per label and [`DNS_NAME_MAX`] in all (RFC 1035 §2.3.4; a
-/// name outside ASCII counts in its `xn--` form, as the URL holds it).
-fn dns_name_problem(host: Host<&str>) -> Option<String> {
-    let Host::Domain(name) = host else {
-        return None;
-    };
-    let name = name.strip_suffix('.').unwrap_or(name);
-    if name.len() > DNS_NAME_MAX {
-        return Some(format!(
-            "must have a host name of at most {DNS_NAME_MAX} characters, got {}",
-            name.len()
-        ));
-    }
-    let longest = name.split('.').map(str::len).max().unwrap_or(0);
-    (longest > DNS_LABEL_MAX).then(|| {
-        format!(
-            "must have a host name whose parts between dots are at most {DNS_LABEL_MAX} characters, got one of {longest}"
-        )
-    })
-}
-
-/// The longest DNS label, in bytes.
-const DNS_LABEL_MAX: usize = 63;
-/// The longest DNS name, in bytes, without its final dot.
-const DNS_NAME_MAX: usize = 253;
 
 /// False for literal non-public IP addresses and for `localhost` names.
 fn public_host(host: Option<Host<&str>>) -> bool {
