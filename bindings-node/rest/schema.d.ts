@@ -1826,7 +1826,7 @@ export interface operations {
                  *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
                  *     characters, such as a UUID; remembered while its session is kept.
                  */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2125,7 +2125,7 @@ export interface operations {
                  *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
                  *     characters, such as a UUID; remembered while its session is kept.
                  */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2233,7 +2233,7 @@ export interface operations {
                  *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
                  *     characters, such as a UUID; remembered while its session is kept.
                  */
-                "Idempotency-Key"?: string | null;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description The deployment */

@@ -3,4 +3,5 @@
 -- and a reuse for another request is refused. One session per key and API key.
 ALTER TABLE sessions ADD COLUMN idempotency_key TEXT COLLATE "C";
 ALTER TABLE sessions ADD COLUMN request_digest TEXT;
-CREATE UNIQUE INDEX sessions_idempotency ON sessions (key_id, idempotency_key);
+CREATE UNIQUE INDEX sessions_idempotency ON sessions (key_id, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;

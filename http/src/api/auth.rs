@@ -100,8 +100,15 @@ pub async fn authenticate(
         return response;
     }
 
-    // A full drift-session window refuses the request before anything is counted.
+    // A full drift-session window refuses the request before anything is counted;
+    // unless it carries an `Idempotency-Key`, since it may repeat a drift that
+    // started a session already, which it is answered with (a new one is refused
+    // where the session would be counted, in the same transaction).
+    let may_repeat = request
+        .headers()
+        .contains_key(super::submit::IDEMPOTENCY_KEY);
     if let Some(used) = &drift_used
+        && !may_repeat
         && let Decision::Refused(q) = limits::decide(&drift_windows, used)
     {
         return rate_limited(&key, q, now, true);

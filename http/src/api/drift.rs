@@ -165,7 +165,7 @@ pub(super) async fn start(
     headers: HeaderMap,
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
-    let idempotency = idempotency(&headers, "POST /drift", &bytes)?;
+    let idempotency = idempotency(&headers, "POST /drift", &bytes).await?;
     if let Some(repeat) =
         repeated(&state, &caller, idempotency.as_ref(), SessionKind::Drift).await?
     {
@@ -307,7 +307,7 @@ pub(super) async fn start_history(
 ) -> Result<Response, ApiError> {
     validate::identifier(&deployment_id, "deployment_id")?;
     let route = format!("POST /deployments/{deployment_id}/drift");
-    let idempotency = idempotency(&headers, &route, &bytes)?;
+    let idempotency = idempotency(&headers, &route, &bytes).await?;
     if let Some(repeat) =
         repeated(&state, &caller, idempotency.as_ref(), SessionKind::Drift).await?
     {

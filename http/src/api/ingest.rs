@@ -70,7 +70,7 @@ pub(super) async fn ingest(
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
     // A repeat gets what its first sending started, whatever the queue holds now.
-    let idempotency = idempotency(&headers, "POST /ingest", &bytes)?;
+    let idempotency = idempotency(&headers, "POST /ingest", &bytes).await?;
     if let Some(repeat) =
         repeated(&state, &caller, idempotency.as_ref(), SessionKind::Ingest).await?
     {

@@ -33,19 +33,23 @@ pub struct IdempotencyHeader {
     /// gets the first answer again (marked `Idempotent-Replayed: true`) and starts
     /// nothing; the same key with another request is 409. 1 to 255 visible ASCII
     /// characters, such as a UUID; remembered while its session is kept.
-    #[param(rename = "Idempotency-Key", min_length = 1, max_length = 255)]
+    #[param(
+        rename = "Idempotency-Key",
+        required = false,
+        pattern = "^[!-~]{1,255}$"
+    )]
     #[allow(dead_code)]
-    idempotency_key: Option<String>,
+    idempotency_key: String,
 }
 
 /// The request's `Idempotency-Key`, if it sent one, with the digest of `route` and
 /// `body` that tells a repeat from a reuse. The key is 1 to [`IDEMPOTENCY_KEY_MAX`]
-/// visible ASCII characters; a quoted form (`"…"`, as a structured header field
-/// writes a string) is read without its quotes.
-pub(super) fn idempotency(
+/// visible ASCII characters, compared as sent (a quoted `"…"` form, as a structured
+/// header field writes a string, is a key of its own, quotes included).
+pub(super) async fn idempotency(
     headers: &HeaderMap,
     route: &str,
-    body: &[u8],
+    body: &Bytes,
 ) -> Result<Option<Idempotency>, ApiError> {
     let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
     let Some(value) = values.next() else {
@@ -56,11 +60,7 @@ pub(super) fn idempotency(
     if values.next().is_some() {
         return Err(refuse("must be sent once, got more than one"));
     }
-    let text = value.as_bytes();
-    let key = match text {
-        [b'"', inner @ .., b'"'] => inner,
-        _ => text,
-    };
+    let key = value.as_bytes();
     if key.is_empty()
         || key.len() > IDEMPOTENCY_KEY_MAX
         || !key.iter().all(|b| (0x21..=0x7e).contains(b))
@@ -69,14 +69,19 @@ pub(super) fn idempotency(
             "must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters (no spaces), such as a UUID"
         )));
     }
-    let mut digest = Sha256::new();
-    digest.update(route.as_bytes());
-    digest.update([0]);
-    digest.update(body);
-    Ok(Some(Idempotency {
-        key: String::from_utf8_lossy(key).into_owned(),
-        digest: hex::encode(digest.finalize()),
-    }))
+    let key = String::from_utf8_lossy(key).into_owned();
+    // Up to 16 MiB to hash: on the blocking pool, as the body's validation is.
+    let (route, body) = (route.to_owned(), body.clone());
+    let digest = tokio::task::spawn_blocking(move || {
+        let mut digest = Sha256::new();
+        digest.update(route.as_bytes());
+        digest.update([0]);
+        digest.update(&body);
+        hex::encode(digest.finalize())
+    })
+    .await
+    .map_err(ApiError::internal)?;
+    Ok(Some(Idempotency { key, digest }))
 }
 
 /// The answer to a request whose `Idempotency-Key` started a session before, if one

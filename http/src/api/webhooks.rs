@@ -178,12 +178,12 @@ pub struct DeliveryPage {
     pub next_cursor: Option<String>,
 }
 
-/// Where an endpoint's deliveries are listed.
 /// Where one endpoint is read (the `Location` of its registration).
 fn webhook_url(webhook_id: &str) -> String {
     format!("/api/v1/webhooks/{webhook_id}")
 }
 
+/// Where an endpoint's deliveries are listed.
 fn deliveries_url(webhook_id: &str) -> String {
     format!("/api/v1/webhooks/{webhook_id}/deliveries")
 }

@@ -6,24 +6,39 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Method, StatusCode};
 use serde_json::{Value, json};
 
+use undertone_http::keys::Scope;
+use undertone_http::limits::Plan;
+
 use super::{
-    HOUR_END, Reply, Service, assert_error, assert_quota, drift_body, refund, request, session_id,
+    HOUR_END, ORG, Reply, Service, assert_error, assert_quota, drift_body, refund, request,
+    session_id,
 };
 
 /// `POST path` of `body` with the default key and each of `keys` as an
 /// `Idempotency-Key` header.
 async fn post_keyed(svc: &Service, path: &str, body: &Value, keys: &[&str]) -> Reply {
+    post_keyed_as(svc, &svc.key, path, body, keys).await
+}
+
+/// [`post_keyed`] with the API key `api_key`.
+async fn post_keyed_as(
+    svc: &Service,
+    api_key: &str,
+    path: &str,
+    body: &Value,
+    keys: &[&str],
+) -> Reply {
     let mut req = request(
         Method::POST,
         path,
-        Some(&svc.key),
+        Some(api_key),
         Some("application/json"),
         Body::from(serde_json::to_vec(body).expect("serialisable")),
     );
     for key in keys {
         req.headers_mut().append(
             "idempotency-key",
-            HeaderValue::from_str(key).expect("a header value"),
+            HeaderValue::from_bytes(key.as_bytes()).expect("a header value"),
         );
     }
     svc.send(req).await
@@ -37,10 +52,10 @@ async fn a_repeated_ingest_gets_its_first_answer_and_starts_nothing() {
     assert_eq!(first.header("idempotent-replayed"), None);
     let id = session_id(&first);
 
-    for repeat in ["order-5512-try", "\"order-5512-try\""] {
-        let again = post_keyed(&svc, "/api/v1/ingest", &refund(), &[repeat]).await;
+    for _ in 0..2 {
+        let again = post_keyed(&svc, "/api/v1/ingest", &refund(), &["order-5512-try"]).await;
         assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
-        assert_eq!(again.json(), first.json(), "{repeat}");
+        assert_eq!(again.json(), first.json());
         assert_eq!(again.header("location"), first.header("location"));
         assert_eq!(again.header("idempotent-replayed"), Some("true"));
     }
@@ -91,6 +106,32 @@ async fn a_repeated_drift_gets_its_first_session() {
 }
 
 #[tokio::test]
+async fn a_repeated_drift_is_answered_when_the_drift_window_is_full() {
+    let svc = Service::new().await;
+    let plan = Plan {
+        drift_per_hour: 1,
+        ..Plan::default()
+    };
+    let (_, one_drift) = svc.issue(ORG, Scope::ReadWrite, plan).await;
+    let first = post_keyed_as(&svc, &one_drift, "/api/v1/drift", &drift_body(), &["d-1"]).await;
+    assert_eq!(first.status, StatusCode::ACCEPTED, "{first:?}");
+    // The window is full now: the repeat is answered, a new drift refused.
+    let again = post_keyed_as(&svc, &one_drift, "/api/v1/drift", &drift_body(), &["d-1"]).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
+    assert_eq!(again.json(), first.json());
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    for keys in [vec!["d-2"], vec![]] {
+        let refused = post_keyed_as(&svc, &one_drift, "/api/v1/drift", &drift_body(), &keys).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::TOO_MANY_REQUESTS,
+            "{keys:?}: {refused:?}"
+        );
+    }
+    assert_eq!(svc.queue_depth().await, 1);
+}
+
+#[tokio::test]
 async fn a_key_that_is_no_key_is_400_and_nothing_is_stored() {
     let svc = Service::new().await;
     let long = "k".repeat(256);
@@ -98,7 +139,7 @@ async fn a_key_that_is_no_key_is_400_and_nothing_is_stored() {
         "Idempotency-Key: must be 1 to 255 visible ASCII characters (no spaces), such as a UUID";
     for (keys, message) in [
         (vec![""], rule),
-        (vec!["\"\""], rule),
+        (vec!["caf\u{e9}"], rule),
         (vec![long.as_str()], rule),
         (vec!["two words"], rule),
         (

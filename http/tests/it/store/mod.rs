@@ -202,6 +202,7 @@ conformance! {
     queue::a_rate_limited_enqueue_writes_and_counts_nothing,
     queue::a_key_holds_at_most_its_share_of_the_queue,
     queue::an_idempotency_key_starts_one_session_per_api_key,
+    queue::a_purged_session_frees_its_idempotency_key,
     claims::claim_leases_the_oldest_job,
     claims::finish_completes_the_session_and_removes_its_job,
     claims::finish_records_a_failure,

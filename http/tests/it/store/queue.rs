@@ -420,3 +420,41 @@ pub(super) async fn an_idempotency_key_starts_one_session_per_api_key(store: Arc
     }
     assert_eq!(store.queue_depth().await.expect("depth"), 4);
 }
+
+pub(super) async fn a_purged_session_frees_its_idempotency_key(store: Arc<Store>) {
+    let k = stored_key(&store, "key_q").await;
+    let limit = QueueLimit::total(ROOMY);
+    let first = keyed(ingest("s_1", &k, None, 0), "nightly-batch", "d1");
+    assert_eq!(
+        store.enqueue(&first, limit, None).await.expect("enqueue"),
+        Enqueued::Accepted(None)
+    );
+    let (job, _) = store
+        .claim(T0, LEASE, MAX_ATTEMPTS, &failure_effects)
+        .await
+        .expect("claim");
+    let job = job.expect("a job");
+    assert!(
+        store
+            .finish(&job, &complete("s_1"), &Effects::default(), at(5))
+            .await
+            .expect("finish")
+    );
+    // Kept: the key still names it.
+    let again = keyed(ingest("s_2", &k, None, 10), "nightly-batch", "d2");
+    assert!(matches!(
+        store.enqueue(&again, limit, None).await.expect("enqueue"),
+        Enqueued::Earlier(Earlier {
+            same_request: false,
+            ..
+        })
+    ));
+    // Purged with its session (`--retain-days`): the key starts a new one.
+    let purged = store.purge(at(1_000), at(1_000)).await.expect("purge");
+    assert_eq!(purged.sessions, 1);
+    assert_eq!(
+        store.enqueue(&again, limit, None).await.expect("enqueue"),
+        Enqueued::Accepted(None)
+    );
+    assert!(store.session("s_2", ORG).await.expect("session").is_some());
+}

@@ -14,7 +14,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     body: DriftRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
@@ -102,7 +102,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two periods.
 
@@ -112,7 +112,7 @@ def sync_detailed(
     windows.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -139,7 +139,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two periods.
 
@@ -149,7 +149,7 @@ def sync(
     windows.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -171,7 +171,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two periods.
 
@@ -181,7 +181,7 @@ async def asyncio_detailed(
     windows.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:
@@ -206,7 +206,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: DriftRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two periods.
 
@@ -216,7 +216,7 @@ async def asyncio(
     windows.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (DriftRequest): The body of `POST /drift` (SPEC.md §2.4).
 
     Raises:

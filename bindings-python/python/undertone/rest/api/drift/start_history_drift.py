@@ -16,7 +16,7 @@ def _get_kwargs(
     deployment_id: str,
     *,
     body: HistoryDriftBody,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
@@ -112,7 +112,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -126,7 +126,7 @@ def sync_detailed(
 
     Args:
         deployment_id (str):
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -159,7 +159,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -173,7 +173,7 @@ def sync(
 
     Args:
         deployment_id (str):
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -201,7 +201,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[DriftAccepted | ErrorEnvelope]:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -215,7 +215,7 @@ async def asyncio_detailed(
 
     Args:
         deployment_id (str):
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':
@@ -246,7 +246,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: HistoryDriftBody,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> DriftAccepted | ErrorEnvelope | None:
     """Start a drift comparison between two date ranges of a deployment.
 
@@ -260,7 +260,7 @@ async def asyncio(
 
     Args:
         deployment_id (str):
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (HistoryDriftBody): The body of `POST /deployments/{deployment_id}/drift`. Example:
             {'before': {'label': 'before the refund prompt', 'from': '2026-11-01T00:00:00Z', 'to':
             '2026-11-15T00:00:00Z'}, 'after': {'label': 'after', 'from': '2026-11-15T00:00:00Z', 'to':

@@ -14,7 +14,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     body: IngestRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
@@ -102,7 +102,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | IngestAccepted]:
     """Submit a conversation's events for scoring.
 
@@ -111,7 +111,7 @@ def sync_detailed(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -142,7 +142,7 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> ErrorEnvelope | IngestAccepted | None:
     """Submit a conversation's events for scoring.
 
@@ -151,7 +151,7 @@ def sync(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -177,7 +177,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[ErrorEnvelope | IngestAccepted]:
     """Submit a conversation's events for scoring.
 
@@ -186,7 +186,7 @@ async def asyncio_detailed(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
@@ -215,7 +215,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: IngestRequest,
-    idempotency_key: None | str | Unset = UNSET,
+    idempotency_key: str | Unset = UNSET,
 ) -> ErrorEnvelope | IngestAccepted | None:
     """Submit a conversation's events for scoring.
 
@@ -224,7 +224,7 @@ async def asyncio(
     `poll_url` until `status` is `complete` or `failed`.
 
     Args:
-        idempotency_key (None | str | Unset):
+        idempotency_key (str | Unset):
         body (IngestRequest): The body of `POST /ingest` (SPEC.md §2.2). Example:
             {'deployment_id': 'acme-support-bot', 'events': [{'actor_id': 'cust-1', 'content': "My
             refund still hasn't arrived.", 'timestamp': '2026-11-21T09:30:00Z', 'conversation_id':
