@@ -143,9 +143,14 @@ class Deployments {
     this.#client = client
   }
 
-  /** The deployments with kept history, by id. */
+  /** The deployments with kept history, by id (every page). */
   async list({ signal } = {}) {
-    return data(await this.#client.raw.GET('/api/v1/deployments', { signal })).data
+    const all = []
+    const each = pages(undefined, async (cursor) =>
+      data(await this.#client.raw.GET('/api/v1/deployments', { params: { query: { cursor } }, signal })),
+    )
+    for await (const deployment of each) all.push(deployment)
+    return all
   }
 
   /** The last `days` (1–366, default 30) of a deployment by UTC day, with deploys and anomalies. */

@@ -308,7 +308,7 @@ export interface paths {
         /**
          * List deployments.
          * @description Every deployment of the caller's organisation with scored conversations in its
-         *     history (kept for `--retain-days`).
+         *     history (kept for `--retain-days`), by deployment id, a page at a time.
          */
         get: operations["list_deployments"];
         put?: never;
@@ -759,10 +759,15 @@ export interface components {
              */
             result?: Record<string, never> | null;
         };
-        /** @description The organisation's deployments. */
+        /** @description A page of the organisation's deployments. */
         DeploymentList: {
             /** @description By deployment id. */
             data: components["schemas"]["DeploymentSummary"][];
+            /**
+             * @description Pass as `cursor` for the next page (the last deployment id of this one); null
+             *     on the last page.
+             */
+            next_cursor?: string | null;
         };
         /** @description One deployment with history. */
         DeploymentSummary: {
@@ -3152,20 +3157,34 @@ export interface operations {
     };
     list_deployments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Deployments per page: 1 to 100 (default 100) */
+                limit?: number;
+                /** @description `next_cursor` of the previous page (a deployment id) */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The deployments */
+            /** @description A page of deployments */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeploymentList"];
+                };
+            };
+            /** @description Invalid limit or cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Missing or invalid API key */

@@ -269,7 +269,7 @@
   async function driftStartPage() {
     const at = location.hash;
     const params = new URLSearchParams(location.hash.split("?")[1] || "");
-    const listing = await api("GET", "/deployments");
+    const listing = { data: await allDeployments() };
     const before = el("input", { id: "before", type: "file", accept: ".json,application/json", required: true });
     const after = el("input", { id: "after", type: "file", accept: ".json,application/json", required: true });
     const question = el("input", { id: "question", type: "text", placeholder: "Did v3 make frustration worse?" });
@@ -348,15 +348,34 @@
       el("section", { class: "card" }, el("h2", {}, "Per dimension"), driftChart(d.dimension_drifts)));
   }
 
+  // Every deployment, following the pages of GET /deployments (100 a page).
+  async function allDeployments() {
+    const all = [];
+    let cursor = null;
+    do {
+      const page = await api("GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
+      all.push(...page.data);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return all;
+  }
+
   async function deploymentsPage() {
     const at = location.hash;
-    const list = await api("GET", "/deployments");
+    const params = new URLSearchParams(location.hash.split("?")[1] || "");
+    const cursor = params.get("cursor");
+    const list = await api("GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
     const rows = list.data.map((d) => [
       el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}` }, el("bdi", {}, d.deployment_id)),
       String(d.conversations), d.last_conversation_at,
       el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}/reports` }, "Health reports")]);
+    // Pages go on by id; the first page is always one link away.
+    const more = el("p", {},
+      list.next_cursor ? el("a", { href: `#/deployments?cursor=${encodeURIComponent(list.next_cursor)}` }, "More deployments") : null,
+      list.next_cursor && cursor ? " · " : null,
+      cursor ? el("a", { href: "#/deployments" }, "First deployments") : null);
     show(at, "Deployments", list.data.length
-      ? el("section", { class: "card" }, table(["Deployment", "Conversations", "Latest", ""], rows))
+      ? el("section", { class: "card" }, table(["Deployment", "Conversations", "Latest", ""], rows), more)
       : el("p", {}, "No scored conversations yet. ", el("a", { href: "#/ingest" }, "Score a file"), " first."));
   }
 

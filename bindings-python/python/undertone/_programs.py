@@ -20,6 +20,7 @@ from uuid import UUID
 import httpx
 
 from .errors import ApiError, SessionFailed, WaitTimeout
+from .rest.api.deployments import list_deployments as _list_deployments
 from .rest.api.drift import read as _read_drift
 from .rest.api.drift import start as _start_drift
 from .rest.api.drift import start_history_drift as _start_history_drift
@@ -30,6 +31,7 @@ from .rest.api.webhooks import deliveries as _deliveries
 from .rest.client import AuthenticatedClient
 from .rest.models import (
     DeliveryPage,
+    DeploymentList,
     DriftAccepted,
     DriftView,
     EventKind,
@@ -256,6 +258,10 @@ def _history_drift_request(
 
 def _sessions_page(limit: Optional[int], cursor: Optional[str]) -> _Program[SessionPage]:
     return _call(SessionPage, _list_sessions, limit=_unset(limit), cursor=_unset(cursor))
+
+
+def _deployments_page(cursor: Optional[str]) -> _Program[DeploymentList]:
+    return _call(DeploymentList, _list_deployments, cursor=_unset(cursor))
 
 
 def _deliveries_page(webhook_id: str, limit: Optional[int], cursor: Optional[str]) -> _Program[DeliveryPage]:

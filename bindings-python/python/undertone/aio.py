@@ -29,6 +29,7 @@ from ._programs import (
     _poll,
     _Program,
     _scored,
+    _deployments_page,
     _sessions_page,
     _Sleep,
     _webhook_body,
@@ -36,7 +37,6 @@ from ._programs import (
 from .rest.api.deployments import create_deploy as _create_deploy
 from .rest.api.deployments import create_report as _create_report
 from .rest.api.deployments import history as _history
-from .rest.api.deployments import list_deployments as _list_deployments
 from .rest.api.deployments import list_deploys as _list_deploys
 from .rest.api.deployments import list_reports as _list_reports
 from .rest.api.deployments import read_report as _read_report
@@ -50,7 +50,6 @@ from .rest.api.webhooks import test as _test_webhook
 from .rest.models import (
     DeliveryView,
     DeployList,
-    DeploymentList,
     DeploymentSummary,
     DeployView,
     DriftAccepted,
@@ -225,7 +224,7 @@ class AsyncDeployments:
 
     async def list(self) -> builtins.list[DeploymentSummary]:
         """``Deployments.list``, awaited."""
-        return (await self._client._run(_call(DeploymentList, _list_deployments))).data
+        return [d async for d in self._client._each(_deployments_page)]
 
     async def history(self, deployment_id: str, *, days: int = 30) -> HistoryView:
         """``Deployments.history``, awaited."""

@@ -38,6 +38,7 @@ from ._programs import (
     _poll,
     _Program,
     _scored,
+    _deployments_page,
     _sessions_page,
     _Sleep,
     _webhook_body,
@@ -47,7 +48,6 @@ from .errors import ApiError, RateLimit, SessionFailed, WaitTimeout
 from .rest.api.deployments import create_deploy as _create_deploy
 from .rest.api.deployments import create_report as _create_report
 from .rest.api.deployments import history as _history
-from .rest.api.deployments import list_deployments as _list_deployments
 from .rest.api.deployments import list_deploys as _list_deploys
 from .rest.api.deployments import list_reports as _list_reports
 from .rest.api.deployments import read_report as _read_report
@@ -61,7 +61,6 @@ from .rest.api.webhooks import test as _test_webhook
 from .rest.models import (
     DeliveryView,
     DeployList,
-    DeploymentList,
     DeploymentSummary,
     DeployView,
     DriftAccepted,
@@ -282,7 +281,7 @@ class Deployments:
 
     def list(self) -> builtins.list[DeploymentSummary]:
         """The deployments with kept history."""
-        return self._client._run(_call(DeploymentList, _list_deployments)).data
+        return builtins.list(self._client._each(_deployments_page))
 
     def history(self, deployment_id: str, *, days: int = 30) -> HistoryView:
         """The last ``days`` (1–366) of a deployment by UTC day, with deploys and anomalies."""

@@ -506,3 +506,33 @@ test("a link to no page says so, and an empty fragment opens the sessions", asyn
   await p.getByRole("heading", { name: "Sessions" }).waitFor();
   assert.deepEqual(p.errors, []);
 });
+
+test("more than a page of deployments: the list pages on, the drift form offers them all", async () => {
+  // GET /deployments gives 100 a page: 101 more deployments than the ones before.
+  const before = (await api("GET", "/deployments?limit=100")).data.length;
+  const ids = [];
+  for (let i = 0; i < 101; i++) {
+    const deployment = `fleet-${String(i).padStart(3, "0")}`;
+    const accepted = await api("POST", "/ingest", JSON.stringify({ deployment_id: deployment, events: [
+      { actor_id: "cust-1", content: "Where is my order?", timestamp: "2026-11-18T09:14:05Z", conversation_id: "c1" },
+      { actor_id: deployment, content: "It ships today.", timestamp: "2026-11-18T09:14:10Z", conversation_id: "c1" },
+    ] }));
+    ids.push(accepted.session_id);
+  }
+  for (const id of ids) await complete(id);
+  const total = before + 101;
+  const p = await page();
+  await signIn(p);
+  await goTo(p, "#/deployments");
+  const first = await p.locator("main tbody tr td:first-child").allTextContents();
+  assert.equal(first.length, 100);
+  await p.getByRole("link", { name: "More deployments" }).click();
+  await p.getByRole("link", { name: "First deployments" }).waitFor();
+  const rest = await p.locator("main tbody tr td:first-child").allTextContents();
+  assert.equal(first.length + rest.length, total);
+  assert.ok(!rest.some((id) => first.includes(id)), "the next page holds the next deployments");
+  assert.deepEqual([...first, ...rest], [...first, ...rest].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  await goTo(p, "#/drift");
+  assert.equal(await p.locator("#deployment option").count(), total);
+  assert.deepEqual(p.errors, []);
+});

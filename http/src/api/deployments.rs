@@ -17,6 +17,7 @@ use utoipa_axum::routes;
 use super::body::parse;
 use super::body::{JsonBody, PathParam, QueryParams, time_field};
 use super::error::{ApiError, Code, ErrorEnvelope};
+use super::paging::PageQuery;
 use super::sessions::time;
 use super::{AppState, Caller};
 use crate::store::{DeployRecord, NewDeploy, ReportRecord, StoreError};
@@ -361,20 +362,32 @@ pub struct DeploymentSummary {
     pub last_conversation_at: String,
 }
 
-/// The organisation's deployments.
+/// A page of the organisation's deployments.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct DeploymentList {
     /// By deployment id.
     pub data: Vec<DeploymentSummary>,
+    /// Pass as `cursor` for the next page (the last deployment id of this one); null
+    /// on the last page.
+    pub next_cursor: Option<String>,
 }
+
+/// Deployments on a page unless `?limit=` says otherwise: most organisations have
+/// fewer, so one request lists them all.
+const DEPLOYMENTS_PAGE: u32 = super::paging::PAGE_MAX;
 
 /// List deployments.
 ///
 /// Every deployment of the caller's organisation with scored conversations in its
-/// history (kept for `--retain-days`).
+/// history (kept for `--retain-days`), by deployment id, a page at a time.
 #[utoipa::path(get, path = "/deployments", tag = "deployments", operation_id = "list_deployments",
+    params(
+        ("limit" = Option<u32>, Query, description = "Deployments per page: 1 to 100 (default 100)", minimum = 1, maximum = 100),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page (a deployment id)", min_length = 1, max_length = 256, pattern = r"^[^\u0000-\u001F\u007F-\u009F]+$"),
+    ),
     responses(
-        (status = 200, description = "The deployments", body = DeploymentList),
+        (status = 200, description = "A page of deployments", body = DeploymentList),
+        (status = 400, description = "Invalid limit or cursor", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -383,8 +396,14 @@ pub struct DeploymentList {
 pub(super) async fn list_deployments(
     State(state): State<AppState>,
     Extension(caller): Extension<Caller>,
+    QueryParams(page): QueryParams<PageQuery>,
 ) -> Result<Json<DeploymentList>, ApiError> {
-    let rows = state.store.deployments(&caller.key.org_id).await?;
+    let (limit, after) = page.checked_names(DEPLOYMENTS_PAGE)?;
+    let rows = state
+        .store
+        .deployments(&caller.key.org_id, after.as_deref(), limit + 1)
+        .await?;
+    let (rows, next_cursor) = super::paging::page(rows, limit, |d| d.0.clone());
     let data = rows
         .into_iter()
         .map(|(deployment_id, conversations, last_ms)| {
@@ -396,7 +415,7 @@ pub(super) async fn list_deployments(
             }
         })
         .collect();
-    Ok(Json(DeploymentList { data }))
+    Ok(Json(DeploymentList { data, next_cursor }))
 }
 
 /// `?days=` of `GET /deployments/{id}/history`; any other parameter is refused.

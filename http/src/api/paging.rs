@@ -1,6 +1,7 @@
-//! Pages of a list, newest first: `?limit=1..100` (default 20) and `?cursor=`, the id
-//! of the last item of the previous page (`next_cursor`). The rule of every listing
-//! route (sessions, deliveries).
+//! Pages of a list: `?limit=1..100` and `?cursor=`, the id of the last item of the
+//! previous page (`next_cursor`). The rule of every listing route: sessions and
+//! deliveries (newest first, 20 by default, a UUID as the cursor), deployments (by
+//! id, 100 by default, a deployment id as the cursor).
 
 use serde::Deserialize;
 
@@ -39,6 +40,17 @@ impl PageQuery {
             }
         };
         Ok((limit, cursor))
+    }
+
+    /// The page size (`default` when not given) and the cursor of a list in the order
+    /// of its ids, which are identifiers (deployment ids): the cursor is checked as an
+    /// identifier in a request is.
+    pub fn checked_names(self, default: u32) -> Result<(u32, Option<String>), ApiError> {
+        let limit = super::body::from_one_to("limit", self.limit, default, PAGE_MAX)?;
+        if let Some(cursor) = &self.cursor {
+            undertone_core::validate::identifier(cursor, "cursor")?;
+        }
+        Ok((limit, self.cursor))
     }
 }
 

@@ -166,17 +166,26 @@ impl Store {
     }
 
     /// The deployments of `org_id` that have history: each with its conversation count
-    /// and the start of its latest conversation (epoch ms), by deployment id.
-    pub async fn deployments(&self, org_id: &str) -> StoreResult<Vec<(String, u64, i64)>> {
+    /// and the start of its latest conversation (epoch ms), by deployment id; the
+    /// first `limit` after deployment `after` (from the first when `None`).
+    pub async fn deployments(
+        &self,
+        org_id: &str,
+        after: Option<&str>,
+        limit: u32,
+    ) -> StoreResult<Vec<(String, u64, i64)>> {
         let rows = self
             .pool
             .fetch_all(
                 query(
                     "SELECT deployment_id, COUNT(*) AS conversations, \
                      MAX(started_at_ms) AS last_ms FROM conversation_history \
-                     WHERE org_id = $1 GROUP BY deployment_id ORDER BY deployment_id",
+                     WHERE org_id = $1 AND ($2 IS NULL OR deployment_id > $2) \
+                     GROUP BY deployment_id ORDER BY deployment_id LIMIT $3",
                 )
-                .bind(org_id),
+                .bind(org_id)
+                .bind(after)
+                .bind(i64::from(limit)),
             )
             .await?;
         rows.iter()

@@ -1,9 +1,9 @@
 //! `GET /api/v1/sessions` (the organisation's ingest sessions, newest first, a page at
-//! a time) and `GET /api/v1/sessions/{id}/transcript` (its conversations as core
+//! a time), `GET /api/v1/deployments` (its deployments by id, a page at a time) and `GET /api/v1/sessions/{id}/transcript` (its conversations as core
 //! assembles them): what the app's session pages read.
 
 use axum::http::StatusCode;
-use serde_json::Value;
+use serde_json::{Value, json};
 use undertone_core::{assemble, validate};
 use undertone_http::keys::Scope;
 use undertone_http::limits::Plan;
@@ -78,6 +78,73 @@ async fn sessions_are_listed_newest_first_a_page_at_a_time_per_organisation() {
         Vec::<String>::new(),
         "a cursor of another org lists nothing"
     );
+}
+
+#[tokio::test]
+async fn deployments_are_listed_by_id_a_page_at_a_time() {
+    let svc = Service::new().await;
+    let names = ["bot-c", "bot-a", "bot-e", "bot-b", "bot-d"];
+    for name in names {
+        let mut body = refund();
+        body["deployment_id"] = json!(name);
+        svc.ingest(&body).await;
+    }
+    while svc.run_one().await {}
+    let deployments = |page: &Value| -> Vec<String> {
+        page["data"]
+            .as_array()
+            .expect("data")
+            .iter()
+            .map(|d| d["deployment_id"].as_str().expect("id").to_owned())
+            .collect()
+    };
+    // One page by default; each item with its conversations and latest start.
+    let all = svc.get("/api/v1/deployments").await;
+    assert_eq!(all.status, StatusCode::OK, "{all:?}");
+    let all = all.json();
+    assert_eq!(
+        deployments(&all),
+        ["bot-a", "bot-b", "bot-c", "bot-d", "bot-e"]
+    );
+    assert_eq!(all["next_cursor"], Value::Null);
+    // The refund example holds two conversations.
+    assert_eq!(all["data"][0]["conversations"], 2);
+    // Two at a time, following the cursors, the same list.
+    let mut paged = Vec::new();
+    let mut cursors = Vec::new();
+    let mut query = "limit=2".to_owned();
+    loop {
+        let page = svc
+            .get(&format!("/api/v1/deployments?{query}"))
+            .await
+            .json();
+        paged.extend(deployments(&page));
+        let Some(next) = page["next_cursor"].as_str() else {
+            break;
+        };
+        cursors.push(next.to_owned());
+        query = format!("limit=2&cursor={next}");
+    }
+    assert_eq!(paged, deployments(&all));
+    assert_eq!(cursors, ["bot-b", "bot-d"]);
+    // Another organisation sees none of them.
+    let (_, stranger) = svc.issue("org-b", Scope::ReadOnly, Plan::default()).await;
+    let theirs = svc
+        .get_as("/api/v1/deployments", Some(&stranger))
+        .await
+        .json();
+    assert_eq!(theirs, json!({"data": [], "next_cursor": null}));
+    for (query, message) in [
+        ("limit=0", "limit: must be from 1 to 100, got 0"),
+        ("limit=101", "limit: must be from 1 to 100, got 101"),
+        (
+            "limt=5",
+            "query: limt: unknown field `limt`, expected `limit` or `cursor`",
+        ),
+    ] {
+        let r = svc.get(&format!("/api/v1/deployments?{query}")).await;
+        assert_error(&r, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
+    }
 }
 
 #[tokio::test]

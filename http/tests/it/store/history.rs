@@ -302,6 +302,41 @@ pub(super) async fn history_and_active_deployments_cover_half_open_ranges(store:
     assert_eq!(active(2_001, 9_000).await, []);
 }
 
+pub(super) async fn deployments_are_listed_by_id_from_a_cursor(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
+    let stranger = key("key_b", "org_b", k.plan, 0);
+    store.create_key(&stranger).await.expect("create_key");
+    // Ids whose byte order is not their case-blind order.
+    for (i, deployment) in ["dep_b", "Dep_A", "dep_a", "dep_c"].into_iter().enumerate() {
+        let points = (0..=i as i64)
+            .map(|c| point(&format!("conv_{c}"), 1_000 * c, 0.1))
+            .collect();
+        record_history(&store, &k, &format!("s_{i}"), deployment, points).await;
+    }
+    record_history(&store, &stranger, "s_x", "dep_0", vec![point("c", 0, 0.2)]).await;
+    let list = async |after: Option<&str>, limit: u32| {
+        store
+            .deployments(ORG, after, limit)
+            .await
+            .expect("deployments")
+    };
+    assert_eq!(
+        list(None, 10).await,
+        [
+            ("Dep_A".to_owned(), 2, T0 + 1_000),
+            ("dep_a".to_owned(), 3, T0 + 2_000),
+            ("dep_b".to_owned(), 1, T0),
+            ("dep_c".to_owned(), 4, T0 + 3_000),
+        ]
+    );
+    let ids = |rows: Vec<(String, u64, i64)>| rows.into_iter().map(|r| r.0).collect::<Vec<_>>();
+    assert_eq!(ids(list(None, 2).await), ["Dep_A", "dep_a"]);
+    assert_eq!(ids(list(Some("dep_a"), 2).await), ["dep_b", "dep_c"]);
+    assert_eq!(ids(list(Some("dep_c"), 2).await), Vec::<String>::new());
+    // A cursor that names no deployment still lists those after it.
+    assert_eq!(ids(list(Some("dep_bb"), 5).await), ["dep_c"]);
+}
+
 pub(super) async fn create_deploy_keeps_the_first_record(store: Arc<Store>) {
     let kept = deploy("dep_m", "dep_1", 0, Some("v1"));
     store.create_deploy(&kept).await.expect("create_deploy");

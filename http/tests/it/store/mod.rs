@@ -193,6 +193,7 @@ macro_rules! conformance {
 conformance! {
     history::purge_deletes_only_what_is_older_than_the_window,
     history::a_deployment_keeps_only_its_newest_deploy_markers,
+    history::deployments_are_listed_by_id_from_a_cursor,
     keys_limits::keys_are_listed_found_and_revoked,
     keys_limits::the_first_key_is_created_once,
     keys_limits::charge_admits_the_hourly_limit_then_refuses,

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.deployment_summary import DeploymentSummary
@@ -15,13 +17,16 @@ T = TypeVar("T", bound="DeploymentList")
 
 @_attrs_define
 class DeploymentList:
-    """The organisation's deployments.
+    """A page of the organisation's deployments.
 
     Attributes:
         data (list[DeploymentSummary]): By deployment id.
+        next_cursor (None | str | Unset): Pass as `cursor` for the next page (the last deployment id of this one); null
+            on the last page.
     """
 
     data: list[DeploymentSummary]
+    next_cursor: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -30,6 +35,12 @@ class DeploymentList:
             data_item = data_item_data.to_dict()
             data.append(data_item)
 
+        next_cursor: None | str | Unset
+        if isinstance(self.next_cursor, Unset):
+            next_cursor = UNSET
+        else:
+            next_cursor = self.next_cursor
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -37,6 +48,8 @@ class DeploymentList:
                 "data": data,
             }
         )
+        if next_cursor is not UNSET:
+            field_dict["next_cursor"] = next_cursor
 
         return field_dict
 
@@ -52,8 +65,18 @@ class DeploymentList:
 
             data.append(data_item)
 
+        def _parse_next_cursor(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        next_cursor = _parse_next_cursor(d.pop("next_cursor", UNSET))
+
         deployment_list = cls(
             data=data,
+            next_cursor=next_cursor,
         )
 
         deployment_list.additional_properties = d

@@ -7,14 +7,27 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.deployment_list import DeploymentList
 from ...models.error_envelope import ErrorEnvelope
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
-def _get_kwargs() -> dict[str, Any]:
+def _get_kwargs(
+    *,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["limit"] = limit
+
+    params["cursor"] = cursor
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/v1/deployments",
+        "params": params,
     }
 
     return _kwargs
@@ -27,6 +40,11 @@ def _parse_response(
         response_200 = DeploymentList.from_dict(response.json())
 
         return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorEnvelope.from_dict(response.json())
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = ErrorEnvelope.from_dict(response.json())
@@ -63,11 +81,17 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 ) -> Response[DeploymentList | ErrorEnvelope]:
     """List deployments.
 
      Every deployment of the caller's organisation with scored conversations in its
-    history (kept for `--retain-days`).
+    history (kept for `--retain-days`), by deployment id, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -77,7 +101,10 @@ def sync_detailed(
         Response[DeploymentList | ErrorEnvelope]
     """
 
-    kwargs = _get_kwargs()
+    kwargs = _get_kwargs(
+        limit=limit,
+        cursor=cursor,
+    )
 
     response = client.get_httpx_client().request(
         **kwargs,
@@ -89,11 +116,17 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 ) -> DeploymentList | ErrorEnvelope | None:
     """List deployments.
 
      Every deployment of the caller's organisation with scored conversations in its
-    history (kept for `--retain-days`).
+    history (kept for `--retain-days`), by deployment id, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -105,17 +138,25 @@ def sync(
 
     return sync_detailed(
         client=client,
+        limit=limit,
+        cursor=cursor,
     ).parsed
 
 
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 ) -> Response[DeploymentList | ErrorEnvelope]:
     """List deployments.
 
      Every deployment of the caller's organisation with scored conversations in its
-    history (kept for `--retain-days`).
+    history (kept for `--retain-days`), by deployment id, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -125,7 +166,10 @@ async def asyncio_detailed(
         Response[DeploymentList | ErrorEnvelope]
     """
 
-    kwargs = _get_kwargs()
+    kwargs = _get_kwargs(
+        limit=limit,
+        cursor=cursor,
+    )
 
     response = await client.get_async_httpx_client().request(**kwargs)
 
@@ -135,11 +179,17 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    limit: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 ) -> DeploymentList | ErrorEnvelope | None:
     """List deployments.
 
      Every deployment of the caller's organisation with scored conversations in its
-    history (kept for `--retain-days`).
+    history (kept for `--retain-days`), by deployment id, a page at a time.
+
+    Args:
+        limit (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,5 +202,7 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            limit=limit,
+            cursor=cursor,
         )
     ).parsed
