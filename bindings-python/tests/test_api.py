@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,18 @@ def test_json_text_passed_as_a_path_says_so_briefly() -> None:
 def test_unserialisable_values_are_a_type_error() -> None:
     with pytest.raises(TypeError):
         undertone.score({"deployment_id": "x", "events": [{"actor_id": object()}]})
+
+
+def test_any_mapping_reads_as_the_dict_it_holds() -> None:
+    request = read_json(EXAMPLE)
+    frozen = types.MappingProxyType(
+        {
+            **request,
+            "events": [types.MappingProxyType(e) for e in request["events"]],
+        }
+    )
+    assert undertone.score(frozen) == undertone.score(request)
+    assert undertone.validate(frozen) == undertone.validate(request)
 
 
 def test_scoring_releases_the_gil() -> None:

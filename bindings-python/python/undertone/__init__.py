@@ -60,9 +60,12 @@ Files = Union[str, "os.PathLike[str]", bytes, Mapping[str, Union[str, bytes]]]
 
 def _encode(value: Any) -> Any:
     """JSON for values ``json`` cannot write: datetimes become ISO 8601 text (a naive
-    one has no UTC offset, which the input contract refuses)."""
+    one has no UTC offset, which the input contract refuses), and any other
+    ``Mapping`` (a ``MappingProxyType``, a custom one) an object, as a ``dict`` is."""
     if isinstance(value, (_dt.datetime, _dt.date)):
         return value.isoformat()
+    if isinstance(value, Mapping):
+        return dict(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
