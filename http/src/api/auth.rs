@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, LazyLock};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -103,32 +103,61 @@ pub async fn authenticate(
     // A full drift-session window refuses the request before anything is counted;
     // unless it carries an `Idempotency-Key`, since it may repeat a drift that
     // started a session already, which it is answered with (a new one is refused
-    // where the session would be counted, in the same transaction).
+    // where the session would be counted, in the same transaction). Such a request
+    // is counted once its answer is known, so that its 429 counts nothing either.
+    let drift_full =
+        drift_used
+            .as_ref()
+            .and_then(|used| match limits::decide(&drift_windows, used) {
+                Decision::Refused(q) => Some(q),
+                Decision::Allowed(_) => None,
+            });
     let may_repeat = request
         .headers()
         .contains_key(super::submit::IDEMPOTENCY_KEY);
-    if let Some(used) = &drift_used
+    if let Some(q) = drift_full
         && !may_repeat
-        && let Decision::Refused(q) = limits::decide(&drift_windows, used)
     {
         return rate_limited(&key, q, now, true);
     }
+    let count_after = drift_full.is_some() && !windows.is_empty();
     // Counted at `POST /mcp` when there is nothing to count here: the headers of
     // that inner answer are not sent.
     let request_quota = if windows.is_empty() {
         None
+    } else if count_after {
+        // Not counted yet; refused now when a request window is full all the same.
+        match state.store.usage(&key.id, &windows).await {
+            Ok(used) => match limits::decide(&windows, &used) {
+                Decision::Refused(q) => return rate_limited(&key, q, now, false),
+                Decision::Allowed(_) => None,
+            },
+            Err(e) => return ApiError::from(e).into_response(),
+        }
     } else {
         match charge(&state, &key, &windows, now).await {
             Ok(q) => Some(q),
             Err(refused) => return refused,
         }
     };
+    let key_id = key.id.clone();
     let deferred = (!drift_windows.is_empty()).then(|| Arc::from(drift_windows));
     request.extensions_mut().insert(Caller {
         key: Arc::new(key),
         deferred,
     });
     let mut response = next.run(request).await;
+    let request_quota = if count_after && response.status() != StatusCode::TOO_MANY_REQUESTS {
+        match state.store.charge(&key_id, &windows).await {
+            Ok(Decision::Allowed(q) | Decision::Refused(q)) => Some(q),
+            Err(e) => {
+                tracing::warn!(error = %e, "counting an answered request failed");
+                None
+            }
+        }
+    } else {
+        request_quota
+    };
     // The handler's quota, when it counted a drift session, is the drift window's
     // after counting; the headers show the most constrained window.
     let drift_quota = response

@@ -183,7 +183,7 @@ fn unreadable_path(e: &PathRejection) -> String {
 }
 
 /// Query parameters; a query string that does not fit (a repeated or mistyped
-/// parameter) is a 400 with the envelope.
+/// parameter, one that is not UTF-8 once percent-decoded) is a 400 with the envelope.
 #[derive(Debug)]
 pub struct QueryParams<T>(pub T);
 
@@ -191,6 +191,20 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        // The reader below would put U+FFFD where the bytes are not UTF-8: a cursor
+        // read so names another place in the list than the one it came from.
+        let query = parts.uri.query().unwrap_or_default();
+        let is_text = query.split('&').all(|pair| {
+            percent_encoding::percent_decode_str(pair)
+                .decode_utf8()
+                .is_ok()
+        });
+        if !is_text {
+            return Err(ApiError::new(
+                Code::ValidationError,
+                "query: is not UTF-8 once percent-decoded",
+            ));
+        }
         Query::<T>::from_request_parts(parts, state)
             .await
             .map(|Query(v)| QueryParams(v))

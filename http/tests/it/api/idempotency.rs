@@ -129,6 +129,10 @@ async fn a_repeated_drift_is_answered_when_the_drift_window_is_full() {
         );
     }
     assert_eq!(svc.queue_depth().await, 1);
+    // The first sending and its repeat counted as requests, and this read does; the
+    // two 429s did not (SPEC.md §8), with the key or without.
+    let read = svc.get_as("/api/v1/key", Some(&one_drift)).await;
+    assert_quota(&read, 1000, 997, HOUR_END);
 }
 
 #[tokio::test]

@@ -141,6 +141,9 @@ async fn deployments_are_listed_by_id_a_page_at_a_time() {
             "limt=5",
             "query: limt: unknown field `limt`, expected `limit` or `cursor`",
         ),
+        // Bytes that are no text read as another id, not as this one.
+        ("cursor=%FF", "query: is not UTF-8 once percent-decoded"),
+        ("cursor=bot-%C3", "query: is not UTF-8 once percent-decoded"),
     ] {
         let r = svc.get(&format!("/api/v1/deployments?{query}")).await;
         assert_error(&r, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
