@@ -18,6 +18,10 @@ use crate::keys::{self, Scope};
 use crate::limits::{self, Decision, Quota, Window};
 use crate::store::KeyRecord;
 
+/// The request header that makes a session-starting request safe to repeat
+/// (`api::submit`); read here too, since such a request may pass a full drift window.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
 /// The authenticated key, available to handlers as an extension.
 #[derive(Debug, Clone)]
 pub struct Caller {
@@ -112,9 +116,7 @@ pub async fn authenticate(
                 Decision::Refused(q) => Some(q),
                 Decision::Allowed(_) => None,
             });
-    let may_repeat = request
-        .headers()
-        .contains_key(super::submit::IDEMPOTENCY_KEY);
+    let may_repeat = request.headers().contains_key(IDEMPOTENCY_KEY);
     if let Some(q) = drift_full
         && !may_repeat
     {

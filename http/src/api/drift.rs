@@ -22,6 +22,7 @@ use super::submit::{
     IdempotencyHeader, accepted, check_off_runtime, enqueue, idempotency, repeated,
 };
 use super::{AppState, Caller};
+use crate::limits::Quota;
 use crate::store::{Idempotency, NewSession, SessionKind, SessionStatus};
 
 pub(super) fn router() -> OpenApiRouter<AppState> {
@@ -166,9 +167,7 @@ pub(super) async fn start(
     JsonBody(bytes): JsonBody,
 ) -> Result<Response, ApiError> {
     let idempotency = idempotency(&headers, "POST /drift", &bytes).await?;
-    if let Some(repeat) =
-        repeated(&state, &caller, idempotency.as_ref(), SessionKind::Drift).await?
-    {
+    if let Some(repeat) = repeated(&state, &caller, idempotency.as_ref(), answer).await? {
         return Ok(repeat);
     }
     let (checked, bytes) = check_off_runtime(bytes, |b| {
@@ -196,11 +195,6 @@ pub(super) async fn start(
     .await
 }
 
-/// Where a drift session is read.
-pub(super) fn poll_url(session_id: &str) -> String {
-    format!("/api/v1/drift/{session_id}")
-}
-
 /// Queues a drift session whose stored request is `body` and answers 202 with where
 /// to poll (or the refusal of a full queue, or the repeat of what a request with the
 /// same `Idempotency-Key` started).
@@ -226,17 +220,23 @@ async fn enqueue_drift(
         created_at: state.clock.now(),
         idempotency,
     };
-    let quota = match enqueue(state, caller, &session).await {
+    let quota = match enqueue(state, caller, &session, answer).await {
         Ok(quota) => quota,
         Err(refused) => return Ok(refused),
     };
-    let poll_url = poll_url(&session.id);
+    Ok(answer(&session.id, event_count as u64, quota))
+}
+
+/// The 202 of a drift request that started session `session_id` (its repeats get it
+/// too).
+fn answer(session_id: &str, _event_count: u64, quota: Option<Quota>) -> Response {
+    let poll_url = format!("/api/v1/drift/{session_id}");
     let body = DriftAccepted {
-        session_id: session.id,
+        session_id: session_id.to_owned(),
         status: SessionStatus::Received,
         poll_url: poll_url.clone(),
     };
-    Ok(accepted(poll_url, body, quota))
+    accepted(poll_url, body, quota)
 }
 
 /// One period of a deployment's history: `[from, to)`.
@@ -308,9 +308,7 @@ pub(super) async fn start_history(
     validate::identifier(&deployment_id, "deployment_id")?;
     let route = format!("POST /deployments/{deployment_id}/drift");
     let idempotency = idempotency(&headers, &route, &bytes).await?;
-    if let Some(repeat) =
-        repeated(&state, &caller, idempotency.as_ref(), SessionKind::Drift).await?
-    {
+    if let Some(repeat) = repeated(&state, &caller, idempotency.as_ref(), answer).await? {
         return Ok(repeat);
     }
     let body: HistoryDriftBody = super::body::parse(&bytes)?;

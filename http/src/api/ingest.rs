@@ -19,6 +19,7 @@ use super::submit::{
     IdempotencyHeader, accepted, check_off_runtime, enqueue, idempotency, queue_full, repeated,
 };
 use super::{AppState, Caller};
+use crate::limits::Quota;
 use crate::store::{NewSession, SessionKind, SessionStatus};
 
 pub(super) fn router() -> OpenApiRouter<AppState> {
@@ -71,9 +72,7 @@ pub(super) async fn ingest(
 ) -> Result<Response, ApiError> {
     // A repeat gets what its first sending started, whatever the queue holds now.
     let idempotency = idempotency(&headers, "POST /ingest", &bytes).await?;
-    if let Some(repeat) =
-        repeated(&state, &caller, idempotency.as_ref(), SessionKind::Ingest).await?
-    {
+    if let Some(repeat) = repeated(&state, &caller, idempotency.as_ref(), answer).await? {
         return Ok(repeat);
     }
     // Refuse before parsing when the queue is already full; `enqueue` checks again
@@ -106,17 +105,22 @@ pub(super) async fn ingest(
         created_at: state.clock.now(),
         idempotency,
     };
-    let quota = match enqueue(&state, &caller, &session).await {
+    let quota = match enqueue(&state, &caller, &session, answer).await {
         Ok(quota) => quota,
         Err(refused) => return Ok(refused),
     };
     state.handoff.put(&session.id, request, session.body.len());
-    let poll_url = crate::webhooks::emit::poll_url(&session.id);
+    Ok(answer(&session.id, event_count as u64, quota))
+}
+
+/// The 202 of an ingest that started session `session_id` (its repeats get it too).
+fn answer(session_id: &str, event_count: u64, quota: Option<Quota>) -> Response {
+    let poll_url = crate::webhooks::emit::poll_url(session_id);
     let body = IngestAccepted {
-        session_id: session.id,
-        event_count: event_count as u64,
+        session_id: session_id.to_owned(),
+        event_count,
         status: SessionStatus::Received,
         poll_url: poll_url.clone(),
     };
-    Ok(accepted(poll_url, body, quota))
+    accepted(poll_url, body, quota)
 }

@@ -10,15 +10,16 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::auth::rate_limited;
-use super::drift::DriftAccepted;
+use super::auth::{IDEMPOTENCY_KEY, rate_limited};
 use super::error::{ApiError, Code};
-use super::ingest::IngestAccepted;
 use super::{AppState, Caller};
-use crate::store::{Earlier, Enqueued, Idempotency, NewSession, SessionKind, SessionStatus};
+use crate::store::{Earlier, Enqueued, Idempotency, NewSession};
 
-/// The request header that makes a session-starting request safe to repeat.
-pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+/// How a route answers its 202 for a session it started (its poll URL and body),
+/// given the session's id, its events and the quota to report: the same for the
+/// first sending and for a repeat.
+pub(super) type Answer = fn(&str, u64, Option<crate::limits::Quota>) -> Response;
+
 /// The header on an answer that repeats an earlier one.
 pub const REPLAYED: &str = "idempotent-replayed";
 /// The longest `Idempotency-Key`, in characters.
@@ -85,25 +86,26 @@ pub(super) async fn idempotency(
 }
 
 /// The answer to a request whose `Idempotency-Key` started a session before, if one
-/// did: its 202 again, or 409 when the key came with another request.
+/// did: its 202 again (as `answer` writes it), or 409 when the key came with another
+/// request.
 pub(super) async fn repeated(
     state: &AppState,
     caller: &Caller,
     idempotency: Option<&Idempotency>,
-    kind: SessionKind,
+    answer: Answer,
 ) -> Result<Option<Response>, ApiError> {
     let Some(idempotency) = idempotency else {
         return Ok(None);
     };
     let earlier = state.store.earlier(&caller.key.id, idempotency).await?;
     earlier
-        .map(|e| replay(&e, kind, &idempotency.key))
+        .map(|e| replay(&e, answer, &idempotency.key))
         .transpose()
 }
 
 /// The 202 that `earlier` was first answered with, marked as a repeat; 409 when the
 /// key was sent with a different request.
-fn replay(earlier: &Earlier, kind: SessionKind, key: &str) -> Result<Response, ApiError> {
+fn replay(earlier: &Earlier, answer: Answer, key: &str) -> Result<Response, ApiError> {
     if !earlier.same_request {
         return Err(ApiError::new(
             Code::Conflict,
@@ -114,27 +116,7 @@ fn replay(earlier: &Earlier, kind: SessionKind, key: &str) -> Result<Response, A
             ),
         ));
     }
-    let mut response = match kind {
-        SessionKind::Ingest => {
-            let poll_url = crate::webhooks::emit::poll_url(&earlier.session_id);
-            let body = IngestAccepted {
-                session_id: earlier.session_id.clone(),
-                event_count: earlier.event_count,
-                status: SessionStatus::Received,
-                poll_url: poll_url.clone(),
-            };
-            accepted(poll_url, body, None)
-        }
-        SessionKind::Drift => {
-            let poll_url = super::drift::poll_url(&earlier.session_id);
-            let body = DriftAccepted {
-                session_id: earlier.session_id.clone(),
-                status: SessionStatus::Received,
-                poll_url: poll_url.clone(),
-            };
-            accepted(poll_url, body, None)
-        }
-    };
+    let mut response = answer(&earlier.session_id, earlier.event_count, None);
     response
         .headers_mut()
         .insert(REPLAYED, HeaderValue::from_static("true"));
@@ -154,12 +136,13 @@ pub(super) async fn check_off_runtime<T: Send + 'static>(
 
 /// Stores `session` with its job, counting the caller's deferred windows in the same
 /// transaction, and wakes a worker. `Err` is the answer instead of a new 202: the
-/// 503 or 429, or the repeat of what a request with the same `Idempotency-Key`
-/// started meanwhile.
+/// 503 or 429, or the repeat (written by `answer`) of what a request with the same
+/// `Idempotency-Key` started meanwhile.
 pub(super) async fn enqueue(
     state: &AppState,
     caller: &Caller,
     session: &NewSession,
+    answer: Answer,
 ) -> Result<Option<crate::limits::Quota>, Response> {
     let stored = state
         .store
@@ -193,7 +176,7 @@ pub(super) async fn enqueue(
         }
         Ok(Enqueued::Earlier(earlier)) => {
             let key = session.idempotency.as_ref().map_or("", |i| i.key.as_str());
-            Err(replay(&earlier, session.kind, key).unwrap_or_else(IntoResponse::into_response))
+            Err(replay(&earlier, answer, key).unwrap_or_else(IntoResponse::into_response))
         }
         Err(e) => Err(ApiError::from(e).into_response()),
     }
