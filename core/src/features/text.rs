@@ -6,17 +6,19 @@
 /// A turn's text prepared for the signal functions.
 #[derive(Debug, Clone, Default)]
 pub struct Text {
-    /// The text lowercased, with typographic apostrophes (’ ‘) turned into `'`.
+    /// The text lowercased, with typographic apostrophes (’ ‘) turned into `'` and the
+    /// question, exclamation and clause marks of other scripts into their ASCII ones
+    /// (see [`ascii_mark`]).
     pub lower: String,
     /// Byte ranges of the words in `lower`: runs of letters, digits and inner apostrophes.
     pub spans: Vec<(u32, u32)>,
     /// For each word, whether it was written in capitals (two or more letters, none lower).
     pub shouted: Vec<bool>,
-    /// Number of `!` characters.
+    /// Number of `!` characters (`！` included).
     pub exclamations: u32,
-    /// Number of `?` characters.
+    /// Number of `?` characters (`？` and `؟` included).
     pub questions: u32,
-    /// Whether the text, ignoring trailing spaces and emoji, ends with `?`.
+    /// Whether the text, ignoring trailing spaces and emoji, ends with `?` (or `？`, `؟`).
     pub ends_with_question: bool,
     /// Characters in the original text.
     pub chars: u32,
@@ -63,6 +65,8 @@ impl Plain {
             self.text.push_str(&rest[..at]);
             if c == '\u{2019}' || c == '\u{2018}' {
                 self.text.push('\'');
+            } else if let Some(mark) = ascii_mark(c) {
+                self.text.push(mark);
             } else {
                 let capital = c.is_uppercase();
                 let written = if capital {
@@ -103,6 +107,23 @@ impl Plain {
         let get = |v: &[u64]| v.get(k).copied().unwrap_or(0);
         (get(&self.alnum), get(&self.letter), get(&self.upper))
     }
+}
+
+/// The ASCII mark that punctuation mark `c` of another script stands for, if it is
+/// one: the fullwidth and ideographic marks of Chinese, Japanese and Korean text
+/// (`？ ！ ， 、 。 ． ： ；`) and the Arabic question mark, comma and semicolon
+/// (`؟ ، ؛`). Read as their ASCII marks, they count as questions and exclamations and
+/// end clauses (for negation and word pairs), as in English text.
+pub fn ascii_mark(c: char) -> Option<char> {
+    Some(match c {
+        '\u{FF1F}' | '\u{061F}' => '?',
+        '\u{FF01}' => '!',
+        '\u{FF0C}' | '\u{3001}' | '\u{060C}' => ',',
+        '\u{3002}' | '\u{FF0E}' => '.',
+        '\u{FF1A}' => ':',
+        '\u{FF1B}' | '\u{061B}' => ';',
+        _ => return None,
+    })
 }
 
 /// The lowercase of capital `c` when it is one character as long as `c` in UTF-8
@@ -153,7 +174,9 @@ impl Text {
             }
             self.plain = plain;
         }
-        self.ends_with_question = raw
+        // Read on the lowercased text, where other scripts' question marks are `?`.
+        self.ends_with_question = self
+            .lower
             .trim_end_matches(|c: char| c.is_whitespace() || !c.is_ascii() && !c.is_alphanumeric())
             .ends_with('?');
     }
@@ -236,11 +259,11 @@ impl Text {
             };
             at += c.len_utf8();
             self.chars += 1;
-            // Typographic apostrophes read as `'`.
+            // Typographic apostrophes read as `'`, other scripts' marks as ASCII ones.
             let c = if c == '\u{2019}' || c == '\u{2018}' {
                 '\''
             } else {
-                c
+                ascii_mark(c).unwrap_or(c)
             };
             match c {
                 '!' => self.exclamations += 1,
@@ -712,7 +735,7 @@ mod tests {
         for (i, &original) in chars.iter().enumerate() {
             let c = match original {
                 '\u{2018}' | '\u{2019}' => '\'',
-                c => c,
+                c => ascii_mark(c).unwrap_or(c),
             };
             counts[0] += u32::from(c == '!');
             counts[1] += u32::from(c == '?');
@@ -752,12 +775,36 @@ mod tests {
         #[test]
         fn unicode_path_reads_as_character_by_character(
             raw in proptest::prop_oneof![
-                "[a-zA-Z0-9 '!?.,\\-’‘éÉİıǅßΣς😡\u{301}]{0,60}",
+                "[a-zA-Z0-9 '!?.,\\-’‘éÉİıǅßΣς😡\u{301}？！，、。؟،]{0,60}",
                 "\\PC{0,40}",
             ],
         ) {
             reads_as_by_characters(&unicode_path(&raw), &raw)?;
         }
+    }
+
+    #[test]
+    fn other_scripts_marks_read_as_ascii_ones() {
+        // Chinese: full-width question and exclamation marks, an ideographic comma.
+        let t = Text::new("订单在哪里？我等了三天了！！");
+        assert_eq!((t.questions, t.exclamations), (1, 2));
+        assert!(!t.ends_with_question);
+        assert_eq!(t.lower, "订单在哪里?我等了三天了!!");
+        let t = Text::new("还没到吗？ ");
+        assert!(t.ends_with_question);
+        assert_eq!(t.chars, 6);
+        // Arabic: its question mark and comma.
+        let t = Text::new("أين طلبي، من فضلك؟");
+        assert_eq!(t.questions, 1);
+        assert!(t.ends_with_question);
+        assert!(t.lower.contains(',') && t.lower.ends_with('?'));
+        // The character path (a capital whose lowercase changes length) reads them too.
+        let t = Text::new("İ？");
+        assert_eq!((t.questions, t.ends_with_question), (1, true));
+        // Everything else stays as written.
+        assert_eq!(ascii_mark('¿'), None);
+        assert_eq!(ascii_mark('a'), None);
+        assert_eq!(Text::new("¿qué?").questions, 1);
     }
 
     #[test]
@@ -799,7 +846,7 @@ mod tests {
         fn texts_read_as_ascii_does_unless_a_capital_changes_length(
             raw in proptest::prop_oneof![
                 "[a-zA-Z0-9 '!?.,\\-’‘“”—…😡©€\u{a0}\u{301}éüßςǅ²½ñøı]{0,80}",
-                "[a-zA-Z0-9 '’!?éÉİΣ]{0,40}",
+                "[a-zA-Z0-9 '’!?éÉİΣ？！，、。؟،؛：；．好吗]{0,40}",
                 "[a-zA-Z '’!?.éÉÜüÀÇΣσςΩЖжⅧⓐⒶǅẞİ\u{212a}\u{301}😡]{0,60}",
             ],
         ) {
