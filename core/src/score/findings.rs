@@ -28,13 +28,16 @@ pub struct Findings {
     pub recommendation: String,
 }
 
-/// Writes the findings for a scored request.
+/// Writes the findings for a scored request; `outside_latin` of its human turns are
+/// written mostly outside the Latin alphabet
+/// ([`crate::features::text::mostly_outside_latin`]).
 pub fn findings(
     reviews: bool,
     deployment_id: &str,
     environment: &Environment,
     layer_z: &LayerZ,
     conversations: &[ConversationResult],
+    outside_latin: usize,
 ) -> Findings {
     let scored: Vec<&ConversationResult> = conversations
         .iter()
@@ -91,6 +94,25 @@ pub fn findings(
         plural(n, "conversation", "conversations"),
         if abandoned == 1 { "looks" } else { "look" },
     ));
+    if outside_latin > 0 {
+        let one = outside_latin == 1;
+        let which = match (outside_latin == turns, one) {
+            (true, true) => "The one human turn is".to_owned(),
+            (true, false) => format!("All {turns} human turns are"),
+            (false, _) => format!(
+                "{outside_latin} of the {turns} human turns {}",
+                if one { "is" } else { "are" }
+            ),
+        };
+        let (it, is, its) = if one {
+            ("it", "is", "its")
+        } else {
+            ("they", "are", "their")
+        };
+        summary.push(format!(
+            "{which} written mostly outside the Latin alphabet: the text model, lexicons and phrase lists read English, so {it} {is} scored on {its} context (repetition, AI failures, punctuation, timing) and may read calmer than {it} {is}.",
+        ));
+    }
     let f = &layer_z.frustration_buildup;
     let t = &layer_z.trust_calibration;
     summary.push(format!(

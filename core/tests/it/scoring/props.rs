@@ -684,3 +684,46 @@ fn one_fix_is_recommended_once_whichever_dimensions_call_for_it() {
         "{recs:#?}"
     );
 }
+
+#[test]
+fn the_summary_says_which_turns_the_text_model_cannot_read() {
+    // Two of three human turns in Chinese: the summary says what their scores rest on.
+    let body = super::conversation(&[
+        (H, "订单在哪里？"),
+        (A, "It ships today."),
+        (H, "还没到，我等了三天了！"),
+        (A, "Sorry, it ships today."),
+        (H, "Thanks, that helps."),
+    ]);
+    let (_, out) = run(&body);
+    let said = "2 of the 3 human turns are written mostly outside the Latin alphabet: the \
+                text model, lexicons and phrase lists read English, so they are scored on \
+                their context (repetition, AI failures, punctuation, timing) and may read \
+                calmer than they are.";
+    assert!(
+        out.intelligence.plain_summary.contains(said),
+        "{}",
+        out.intelligence.plain_summary
+    );
+    // All of them, in the singular.
+    let (_, out) = run(&super::conversation(&[
+        (H, "Где мой заказ?"),
+        (A, "It ships today."),
+    ]));
+    assert!(
+        out.intelligence
+            .plain_summary
+            .contains("The one human turn is written mostly outside the Latin alphabet"),
+        "{}",
+        out.intelligence.plain_summary
+    );
+    // English, and Latin-script languages, are not named.
+    for text in ["Where is my order?", "¿Dónde está mi pedido?"] {
+        let (_, out) = run(&super::conversation(&[(H, text), (A, "It ships today.")]));
+        assert!(
+            !out.intelligence.plain_summary.contains("Latin alphabet"),
+            "{}",
+            out.intelligence.plain_summary
+        );
+    }
+}
