@@ -2505,7 +2505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key has 20 webhooks already */
+            /** @description The key has 20 webhooks already, or one for this URL */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -267,7 +267,7 @@ pub(super) async fn resolves_to_public(
         (status = 400, description = "Invalid URL or event kinds", body = ErrorEnvelope),
         (status = 401, description = "Missing or invalid API key", body = ErrorEnvelope),
         (status = 403, description = "The key is read-only", body = ErrorEnvelope),
-        (status = 409, description = "The key has 20 webhooks already", body = ErrorEnvelope),
+        (status = 409, description = "The key has 20 webhooks already, or one for this URL", body = ErrorEnvelope),
         (status = 415, description = "The body is not JSON", body = ErrorEnvelope),
         (status = 429, description = "A rate-limit window is full", body = ErrorEnvelope),
         (status = 500, description = "Server failure", body = ErrorEnvelope),
@@ -298,6 +298,19 @@ pub(super) async fn create(
         ));
     }
     let url = check_url(&state, &body.url).await?;
+    // One endpoint per URL and key: a second would receive every event again, under
+    // other delivery ids (a client retrying a registration made one).
+    let hooks = state.store.list_webhooks(Some(&caller.key.id)).await?;
+    if let Some(same) = hooks.iter().find(|w| w.url == url) {
+        return Err(ApiError::new(
+            Code::Conflict,
+            format!(
+                "this key has an endpoint for this URL already ({}); use it, or delete it \
+                 before registering the URL again",
+                same.id
+            ),
+        ));
+    }
     let record = WebhookRecord {
         id: format!("wh_{}", uuid::Uuid::new_v4().simple()),
         org_id: caller.key.org_id.clone(),

@@ -244,9 +244,14 @@ impl Svc {
         reply.json()
     }
 
-    /// Registers a webhook at [`SINK`] for `events` with the default key; its id.
+    /// Registers a webhook at a path of its own under [`SINK`] (a key may register a
+    /// URL once) for `events` with the default key; its id.
     pub(super) async fn register(&self, events: &[&str]) -> String {
-        let created = self.register_as(&self.key, SINK, events).await;
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let created = self
+            .register_as(&self.key, &format!("{SINK}/{n}"), events)
+            .await;
         created["id"].as_str().expect("id").to_owned()
     }
 

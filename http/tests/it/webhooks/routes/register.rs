@@ -237,9 +237,13 @@ async fn event_kind_lists_and_bodies_are_validated() {
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "UNSUPPORTED_MEDIA_TYPE",
     );
-    // Each kind alone is fine.
+    // Each kind alone is fine (each endpoint at a URL of its own).
     for kind in KINDS {
-        let reply = create(&svc, &json!({"url": url, "events": [kind]})).await;
+        let reply = create(
+            &svc,
+            &json!({"url": format!("{url}/{kind}"), "events": [kind]}),
+        )
+        .await;
         assert_eq!(reply.status, StatusCode::CREATED, "{kind}: {reply:?}");
         assert_eq!(reply.json()["events"], json!([kind]));
     }
@@ -342,6 +346,38 @@ async fn a_key_may_hold_twenty_webhooks() {
     // An invalid body is still a 400 at the limit, not a 409.
     let reply = create(&svc, &json!({"url": SINK, "events": []})).await;
     assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+}
+
+#[tokio::test]
+async fn a_key_registers_a_url_once() {
+    let svc = Svc::new().await;
+    let first = svc.register_as(&svc.key, SINK, &["uhr_generated"]).await;
+    let id = first["id"].as_str().expect("id");
+    let expected = format!(
+        "this key has an endpoint for this URL already ({id}); use it, or delete it before \
+         registering the URL again"
+    );
+    // Also when written otherwise but stored the same (case, a fragment never sent).
+    for url in [
+        SINK.to_owned(),
+        SINK.to_uppercase().replace("/HOOK", "/hook"),
+        format!("{SINK}#again"),
+    ] {
+        let reply = create(&svc, &json!({"url": url, "events": ["anomaly_detected"]})).await;
+        assert_eq!(
+            assert_error(&reply, StatusCode::CONFLICT, "CONFLICT"),
+            expected,
+            "{url}"
+        );
+    }
+    assert_eq!(listed_ids(&svc, &svc.key).await, vec![id.to_owned()]);
+    // Another key may register it; once deleted, it may be registered again.
+    let (other, _) = svc.issue(ORG, Scope::ReadWrite).await;
+    svc.register_as(&other, SINK, &["uhr_generated"]).await;
+    let reply = svc.delete(&format!("/api/v1/webhooks/{id}")).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    let again = create(&svc, &json!({"url": SINK, "events": ["uhr_generated"]})).await;
+    assert_eq!(again.status, StatusCode::CREATED, "{again:?}");
 }
 
 /// One endpoint's `events` read the same in the 201 and in the list.
