@@ -18,7 +18,7 @@ use super::sessions::time;
 use super::{AppState, Caller};
 use crate::keys;
 use crate::resolver::ResolveError;
-use crate::store::{DeliveryRecord, DeliveryStatus, NewEvent, Targets, WebhookRecord};
+use crate::store::{DeliveryRecord, DeliveryStatus, NewEvent, Registered, Targets, WebhookRecord};
 use crate::webhooks::{EventKind, TEST_KIND, derived_id, envelope_bytes};
 
 /// Kinds one endpoint may subscribe to, at most.
@@ -298,19 +298,6 @@ pub(super) async fn create(
         ));
     }
     let url = check_url(&state, &body.url).await?;
-    // One endpoint per URL and key: a second would receive every event again, under
-    // other delivery ids (a client retrying a registration made one).
-    let hooks = state.store.list_webhooks(Some(&caller.key.id)).await?;
-    if let Some(same) = hooks.iter().find(|w| w.url == url) {
-        return Err(ApiError::new(
-            Code::Conflict,
-            format!(
-                "this key has an endpoint for this URL already ({}); use it, or delete it \
-                 before registering the URL again",
-                same.id
-            ),
-        ));
-    }
     let record = WebhookRecord {
         id: format!("wh_{}", uuid::Uuid::new_v4().simple()),
         org_id: caller.key.org_id.clone(),
@@ -324,13 +311,27 @@ pub(super) async fn create(
         disabled: None,
     };
     let cap = u32::try_from(MAX_WEBHOOKS_PER_KEY).unwrap_or(u32::MAX);
-    if !state.store.create_webhook(&record, cap).await? {
-        return Err(ApiError::new(
-            Code::Conflict,
-            format!(
-                "this key has {MAX_WEBHOOKS_PER_KEY} webhooks already, the most it may have; delete one first"
-            ),
-        ));
+    match state.store.create_webhook(&record, cap).await? {
+        Registered::Created => {}
+        Registered::Full => {
+            return Err(ApiError::new(
+                Code::Conflict,
+                format!(
+                    "this key has {MAX_WEBHOOKS_PER_KEY} webhooks already, the most it may have; delete one first"
+                ),
+            ));
+        }
+        // One endpoint per URL and key: a second would receive every event again,
+        // under other delivery ids (a client retrying a registration made one).
+        Registered::Taken(id) => {
+            return Err(ApiError::new(
+                Code::Conflict,
+                format!(
+                    "this key has an endpoint for this URL already ({id}); use it, or \
+                     delete it before registering the URL again"
+                ),
+            ));
+        }
     }
     let location = webhook_url(&record.id);
     let created = WebhookCreated {

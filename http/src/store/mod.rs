@@ -54,7 +54,7 @@ pub use keys::{KeyRecord, Scope};
 pub use reports::ReportRecord;
 pub use retention::Purged;
 pub use sessions::{SessionKind, SessionRecord, SessionStatus};
-pub use webhooks::{Disabled, WebhookRecord};
+pub use webhooks::{Disabled, Registered, WebhookRecord};
 
 /// The database URL used when none is given: a file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://./undertone.db";

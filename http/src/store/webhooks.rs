@@ -70,11 +70,26 @@ fn webhook_from_row(row: &Row, events: Vec<String>) -> StoreResult<WebhookRecord
     })
 }
 
+/// What registering an endpoint did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Registered {
+    /// Stored.
+    Created,
+    /// Its key has the most active endpoints it may have; nothing was written.
+    Full,
+    /// Its key has an active endpoint for the same URL, this one; nothing was written.
+    Taken(String),
+}
+
 impl Store {
-    /// Stores a new endpoint, unless its key already has `max_per_key` active ones
-    /// (false, nothing written). The count and the insert are one step, so concurrent
-    /// creates cannot pass the cap together.
-    pub async fn create_webhook(&self, w: &WebhookRecord, max_per_key: u32) -> StoreResult<bool> {
+    /// Stores a new endpoint, unless its key already has `max_per_key` active ones or
+    /// one for the same URL (nothing written then). The checks and the insert are one
+    /// step, so concurrent creates cannot pass the cap or share a URL together.
+    pub async fn create_webhook(
+        &self,
+        w: &WebhookRecord,
+        max_per_key: u32,
+    ) -> StoreResult<Registered> {
         let mut tx = self.pool.begin_write().await?;
         // Concurrent creates of one key queue on its row (PostgreSQL) or on the write
         // lock (SQLite), so each counts the others.
@@ -95,7 +110,21 @@ impl Store {
             .await?
             .i64("n")?;
         if active >= i64::from(max_per_key) {
-            return Ok(false);
+            return Ok(Registered::Full);
+        }
+        // Two endpoints at one URL would receive every event twice.
+        let taken = tx
+            .fetch_optional(
+                query(
+                    "SELECT id FROM webhooks WHERE key_id = $1 AND url = $2 \
+                     AND deleted_at IS NULL",
+                )
+                .bind(&w.key_id)
+                .bind(&w.url),
+            )
+            .await?;
+        if let Some(row) = taken {
+            return Ok(Registered::Taken(row.str("id")?));
         }
         tx.execute(
             query(
@@ -122,7 +151,7 @@ impl Store {
             .await?;
         }
         tx.commit().await?;
-        Ok(true)
+        Ok(Registered::Created)
     }
 
     /// The active endpoints a key registered, oldest first; with `None`, every active

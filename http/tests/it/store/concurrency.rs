@@ -13,8 +13,8 @@ use undertone_http::webhooks::emit::failure_effects;
 
 use undertone_http::limits::{Decision, Plan, Quota, windows_for};
 use undertone_http::store::{
-    AttemptRecord, DeliveryStatus, Effects, Enqueued, NextStep, QueueLimit, Reaped, ReportRecord,
-    SessionStatus, Store, Targets,
+    AttemptRecord, DeliveryStatus, Effects, Enqueued, NextStep, QueueLimit, Reaped, Registered,
+    ReportRecord, SessionStatus, Store, Targets,
 };
 
 use super::deliveries::{ANOMALY, anomaly, claim_all};
@@ -361,7 +361,7 @@ pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<Store>
         .collect();
     let mut created = 0;
     for c in creators {
-        created += u32::from(c.await.expect("the creator finishes"));
+        created += u32::from(c.await.expect("the creator finishes") == Registered::Created);
     }
     assert_eq!(created, 20);
     assert_eq!(
@@ -374,11 +374,52 @@ pub(super) async fn concurrent_webhook_creates_stop_at_the_cap(store: Arc<Store>
     );
     // Another key has its own room.
     let other = stored_key(&store, "key_b").await;
-    assert!(
+    assert_eq!(
         store
             .create_webhook(&webhook("wh_b", &other, &[ANOMALY], 0), 20)
             .await
-            .expect("create")
+            .expect("create"),
+        Registered::Created
+    );
+}
+
+pub(super) async fn concurrent_creates_of_one_url_store_one_endpoint(store: Arc<Store>) {
+    let k = stored_key(&store, "key_a").await;
+    let creators: Vec<_> = (0..10)
+        .map(|i| {
+            let store = Arc::clone(&store);
+            let mut w = webhook(&format!("wh_{i:02}"), &k, &[ANOMALY], i);
+            w.url = "https://hooks.example/one".to_owned();
+            tokio::spawn(async move { store.create_webhook(&w, 20).await.expect("create") })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for c in creators {
+        outcomes.push(c.await.expect("the creator finishes"));
+    }
+    let listed = store.list_webhooks(Some("key_a")).await.expect("list");
+    assert_eq!(listed.len(), 1);
+    let winner = &listed[0].id;
+    assert_eq!(
+        outcomes
+            .iter()
+            .filter(|o| **o == Registered::Created)
+            .count(),
+        1
+    );
+    assert!(
+        outcomes
+            .iter()
+            .all(|o| *o == Registered::Created || *o == Registered::Taken(winner.clone())),
+        "{outcomes:?}"
+    );
+    // Another key may have it too.
+    let other = stored_key(&store, "key_b").await;
+    let mut theirs = webhook("wh_b", &other, &[ANOMALY], 0);
+    theirs.url = "https://hooks.example/one".to_owned();
+    assert_eq!(
+        store.create_webhook(&theirs, 20).await.expect("create"),
+        Registered::Created
     );
 }
 

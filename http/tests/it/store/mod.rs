@@ -232,6 +232,7 @@ conformance! {
     concurrency::concurrent_claimers_reap_each_expired_lease_once,
     concurrency::concurrent_emits_queue_each_delivery_once,
     concurrency::concurrent_webhook_creates_stop_at_the_cap,
+    concurrency::concurrent_creates_of_one_url_store_one_endpoint,
     concurrency::concurrent_delivery_claimers_take_each_once,
     concurrency::racing_reports_are_saved_once,
     concurrency::concurrent_finishes_sharing_conversations_all_commit,
