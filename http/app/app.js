@@ -269,7 +269,7 @@
   async function driftStartPage() {
     const at = location.hash;
     const params = new URLSearchParams(location.hash.split("?")[1] || "");
-    const listing = { data: await allDeployments() };
+    const deployments = await allDeployments();
     const before = el("input", { id: "before", type: "file", accept: ".json,application/json", required: true });
     const after = el("input", { id: "after", type: "file", accept: ".json,application/json", required: true });
     const question = el("input", { id: "question", type: "text", placeholder: "Did v3 make frustration worse?" });
@@ -296,7 +296,7 @@
     });
 
     const wanted = params.get("deployment");
-    const deployment = el("select", { id: "deployment", required: true }, listing.data.map((d) =>
+    const deployment = el("select", { id: "deployment", required: true }, deployments.map((d) =>
       el("option", { value: d.deployment_id, selected: d.deployment_id === wanted }, d.deployment_id)));
     const day = (id, value) => el("input", { id, type: "date", required: true, value });
     const fields = [day("before-first", daysAgo(13)), day("before-last", daysAgo(7)), day("after-first", daysAgo(6)), day("after-last", daysAgo(0))];
@@ -326,7 +326,7 @@
     show(at, "Drift", el("p", {}, "Compare two periods, e.g. two model versions: every dimension is tested for a significant change."),
       el("section", { class: "card" }, el("h2", {}, "Two files"), form),
       el("section", { class: "card" }, el("h2", {}, "Two date ranges of a deployment"),
-        listing.data.length ? ranges : el("p", {}, "No deployment has scored conversations yet.")));
+        deployments.length ? ranges : el("p", {}, "No deployment has scored conversations yet.")));
   }
 
   async function driftPage(id) {
@@ -348,12 +348,17 @@
       el("section", { class: "card" }, el("h2", {}, "Per dimension"), driftChart(d.dimension_drifts)));
   }
 
-  // Every deployment, following the pages of GET /deployments (100 a page).
+  // A page of GET /deployments (100 a page), from the first or after `cursor`.
+  function deploymentsAfter(cursor) {
+    return api("GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
+  }
+
+  // Every deployment, following the pages.
   async function allDeployments() {
     const all = [];
     let cursor = null;
     do {
-      const page = await api("GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const page = await deploymentsAfter(cursor);
       all.push(...page.data);
       cursor = page.next_cursor;
     } while (cursor);
@@ -364,7 +369,7 @@
     const at = location.hash;
     const params = new URLSearchParams(location.hash.split("?")[1] || "");
     const cursor = params.get("cursor");
-    const list = await api("GET", `/deployments${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ""}`);
+    const list = await deploymentsAfter(cursor);
     const rows = list.data.map((d) => [
       el("a", { href: `#/deployments/${encodeURIComponent(d.deployment_id)}` }, el("bdi", {}, d.deployment_id)),
       String(d.conversations), d.last_conversation_at,

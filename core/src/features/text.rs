@@ -8,7 +8,7 @@
 pub struct Text {
     /// The text lowercased, with typographic apostrophes (’ ‘) turned into `'` and the
     /// question, exclamation and clause marks of other scripts into their ASCII ones
-    /// (see [`ascii_mark`]).
+    /// (see [`ascii_form`]).
     pub lower: String,
     /// Byte ranges of the words in `lower`: runs of letters, digits and inner apostrophes.
     pub spans: Vec<(u32, u32)>,
@@ -48,8 +48,9 @@ struct Plain {
 }
 
 impl Plain {
-    /// Rewrites `raw` (not ASCII) to be read as ASCII is: typographic apostrophes (’ ‘)
-    /// become `'`, capitals outside ASCII their lowercase, and the bytes of the other
+    /// Rewrites `raw` (not ASCII) to be read as ASCII is: typographic apostrophes and
+    /// other scripts' marks become ASCII ([`ascii_form`]), capitals outside ASCII their
+    /// lowercase, and the bytes of the other
     /// letters and digits are marked. Returns its number of characters, or `None` for a
     /// text with a capital whose lowercase is not one character of the same length
     /// (then the marks are partial), which only the character path can read.
@@ -63,10 +64,8 @@ impl Plain {
         while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
             let c = rest[at..].chars().next()?;
             self.text.push_str(&rest[..at]);
-            if c == '\u{2019}' || c == '\u{2018}' {
-                self.text.push('\'');
-            } else if let Some(mark) = ascii_mark(c) {
-                self.text.push(mark);
+            if let Some(ascii) = ascii_form(c) {
+                self.text.push(ascii);
             } else {
                 let capital = c.is_uppercase();
                 let written = if capital {
@@ -109,13 +108,15 @@ impl Plain {
     }
 }
 
-/// The ASCII mark that punctuation mark `c` of another script stands for, if it is
-/// one: the fullwidth and ideographic marks of Chinese, Japanese and Korean text
-/// (`？ ！ ， 、 。 ． ： ；`) and the Arabic question mark, comma and semicolon
-/// (`؟ ، ؛`). Read as their ASCII marks, they count as questions and exclamations and
-/// end clauses (for negation and word pairs), as in English text.
-pub fn ascii_mark(c: char) -> Option<char> {
+/// The ASCII character that `c` is read as, if it is read as one: typographic
+/// apostrophes (’ ‘) as `'`, and the punctuation marks of other scripts as their
+/// ASCII marks: the fullwidth and ideographic marks of Chinese, Japanese and Korean
+/// text (`？ ！ ， 、 。 ． ： ；`) and the Arabic question mark, comma and semicolon
+/// (`؟ ، ؛`). Read so, they count as questions and exclamations and end clauses (for
+/// negation and word pairs), as in English text.
+pub fn ascii_form(c: char) -> Option<char> {
     Some(match c {
+        '\u{2019}' | '\u{2018}' => '\'',
         '\u{FF1F}' | '\u{061F}' => '?',
         '\u{FF01}' => '!',
         '\u{FF0C}' | '\u{3001}' | '\u{060C}' => ',',
@@ -275,12 +276,7 @@ impl Text {
             };
             at += c.len_utf8();
             self.chars += 1;
-            // Typographic apostrophes read as `'`, other scripts' marks as ASCII ones.
-            let c = if c == '\u{2019}' || c == '\u{2018}' {
-                '\''
-            } else {
-                ascii_mark(c).unwrap_or(c)
-            };
+            let c = ascii_form(c).unwrap_or(c);
             match c {
                 '!' => self.exclamations += 1,
                 '?' => self.questions += 1,
@@ -749,10 +745,7 @@ mod tests {
             }
         };
         for (i, &original) in chars.iter().enumerate() {
-            let c = match original {
-                '\u{2018}' | '\u{2019}' => '\'',
-                c => ascii_mark(c).unwrap_or(c),
-            };
+            let c = ascii_form(original).unwrap_or(original);
             counts[0] += u32::from(c == '!');
             counts[1] += u32::from(c == '?');
             let next_is_word = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
@@ -841,8 +834,8 @@ mod tests {
         let t = Text::new("İ？");
         assert_eq!((t.questions, t.ends_with_question), (1, true));
         // Everything else stays as written.
-        assert_eq!(ascii_mark('¿'), None);
-        assert_eq!(ascii_mark('a'), None);
+        assert_eq!(ascii_form('¿'), None);
+        assert_eq!(ascii_form('a'), None);
         assert_eq!(Text::new("¿qué?").questions, 1);
     }
 

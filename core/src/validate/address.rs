@@ -40,23 +40,19 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         return is_public_v4(v4);
     }
     let s = ip.segments();
-    // IPv4-compatible ::a.b.c.d (deprecated), IPv4-translated ::ffff:0:a.b.c.d (SIIT,
-    // RFC 2765) and NAT64 64:ff9b::a.b.c.d carry an IPv4 address.
-    let embedded = Ipv4Addr::new(
-        (s[6] >> 8) as u8,
-        (s[6] & 0xff) as u8,
-        (s[7] >> 8) as u8,
-        (s[7] & 0xff) as u8,
-    );
-    if s[..6] == [0, 0, 0, 0, 0xffff, 0] {
-        return is_public_v4(embedded);
-    }
-    if s[..6] == [0; 6] {
-        // Covers :: and ::1 as well, whose "IPv4 part" is 0.0.0.0 / 0.0.0.1.
-        return is_public_v4(embedded);
-    }
-    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        return is_public_v4(embedded);
+    // IPv4-compatible ::a.b.c.d (deprecated; it covers :: and ::1 as well, whose "IPv4
+    // part" is 0.0.0.0 / 0.0.0.1), IPv4-translated ::ffff:0:a.b.c.d (SIIT, RFC 2765)
+    // and NAT64 64:ff9b::a.b.c.d carry an IPv4 address.
+    if matches!(
+        s[..6],
+        [0, 0, 0, 0, 0, 0] | [0, 0, 0, 0, 0xffff, 0] | [0x64, 0xff9b, 0, 0, 0, 0]
+    ) {
+        return is_public_v4(Ipv4Addr::new(
+            (s[6] >> 8) as u8,
+            (s[6] & 0xff) as u8,
+            (s[7] >> 8) as u8,
+            (s[7] & 0xff) as u8,
+        ));
     }
     if s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1 {
         // Local-use NAT64 64:ff9b:1::/48 translates into private networks.
