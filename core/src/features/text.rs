@@ -22,6 +22,9 @@ pub struct Text {
     pub ends_with_question: bool,
     /// Characters in the original text.
     pub chars: u32,
+    /// Whether the original text is ASCII (`lower` can be ASCII when it is not: ’ is
+    /// written `'`).
+    pub ascii: bool,
     /// For a text read as ASCII is (see [`Text::fill`]), which bytes of `lower` belong
     /// to letters or digits: bit `j` of entry `k` for byte `64k + j` (empty for any
     /// other text). Boundary tests read it.
@@ -173,7 +176,8 @@ impl Text {
         self.exclamations = 0;
         self.questions = 0;
         self.chars = 0;
-        if raw.is_ascii() {
+        self.ascii = raw.is_ascii();
+        if self.ascii {
             self.fill_ascii(raw, None);
         } else {
             // Most text that is not ASCII (typographic apostrophes and quotes, dashes,

@@ -333,7 +333,7 @@ fn read_conversation(
         facts.fill(text);
         let mut bag = spare.pop().unwrap_or_default();
         bag.fill_stems(facts.stems());
-        let ascii = turn.event.content.is_ascii();
+        let ascii = text.ascii;
         match turn.role {
             Role::Ai => {
                 let repeats_itself = match &last_ai {

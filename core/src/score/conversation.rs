@@ -9,6 +9,7 @@ use super::context::{TurnSignals, conversation_signals};
 use crate::assembly::{Conversation, Grouping};
 
 use crate::features::markers::Category;
+use crate::features::text::mostly_outside_latin;
 use crate::schema::serialize_utc;
 
 use std::sync::{Arc, LazyLock};
@@ -94,6 +95,10 @@ pub struct Draft {
     pub dependency_level: f64,
     /// The abandonment model's parts so far (logit units), before deployment context.
     pub abandonment_parts: Vec<Evidence>,
+    /// Scored human turns whose letters are mostly outside the Latin alphabet
+    /// ([`crate::features::text::mostly_outside_latin`]), counted while their texts
+    /// are still in the cache.
+    pub outside_latin: usize,
 }
 
 params! {
@@ -245,6 +250,18 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
     let r = &SET.roll_up;
     let (signals, turns) = scored_turns(conversation, standalone, detector);
     let (resolved, resolution_source) = resolution(conversation, &signals, &turns);
+    // One scored turn per human turn, in order; only a text that is not ASCII (kept
+    // lowercased in its signals) can be written outside the Latin alphabet.
+    let outside_latin = signals
+        .iter()
+        .zip(
+            conversation
+                .turns
+                .iter()
+                .filter(|t| t.role == crate::Role::Human),
+        )
+        .filter(|(s, t)| s.lowered.is_some() && mostly_outside_latin(&t.event.content))
+        .count();
     let id: Arc<str> = match turns.first() {
         Some(t) => t.conversation_id.clone(),
         None => conversation.conversation_id.as_str().into(),
@@ -334,6 +351,7 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
         },
         dependency_level,
         abandonment_parts,
+        outside_latin,
     }
 }
 

@@ -249,21 +249,12 @@ pub fn score_until(
     }
     dependency::apply(&mut drafts);
     conversation::apply_deployment_context(&mut drafts, pipeline == ScoredPipeline::Reviews);
+    // Human turns whose letters are mostly outside the Latin alphabet: the findings say
+    // what the scores of such turns rest on.
+    let outside_latin = drafts.iter().map(|d| d.outside_latin).sum();
     let conversations: Vec<ConversationResult> = drafts.into_iter().map(|d| d.result).collect();
     let layer_z = aggregate::aggregate(&conversations);
     let environment = detector.finish();
-    // Human turns whose letters are mostly outside the Latin alphabet: the findings say
-    // what the scores of such turns rest on.
-    let outside_latin = conversations
-        .iter()
-        .flat_map(|c| &c.turns)
-        .filter(|t| {
-            request
-                .events
-                .get(t.event_index)
-                .is_some_and(|e| crate::features::text::mostly_outside_latin(&e.content))
-        })
-        .count();
     let f = findings::findings(
         pipeline == ScoredPipeline::Reviews,
         &request.deployment_id,
