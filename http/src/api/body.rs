@@ -213,8 +213,26 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
                 let detail = detail
                     .strip_prefix("Failed to deserialize query string: ")
                     .unwrap_or(&detail);
-                ApiError::new(Code::ValidationError, format!("query: {detail}"))
+                ApiError::new(Code::ValidationError, query_error(detail))
             })
+    }
+}
+
+/// The message of a query string that could not be read: an error that names its
+/// parameter (`limit: must be a whole number, got "abc"`, `limt: unknown field ...`)
+/// is reported at that parameter, as a value out of range is; one that names none
+/// (`duplicate field `limit``) at `query`.
+fn query_error(detail: &str) -> String {
+    let names_a_parameter = detail.split_once(": ").is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    });
+    if names_a_parameter {
+        detail.to_owned()
+    } else {
+        format!("query: {detail}")
     }
 }
 

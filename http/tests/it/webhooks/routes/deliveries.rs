@@ -137,11 +137,11 @@ async fn bad_paging_parameters_are_400() {
         ("?limit=-1", Some("limit: must be from 1 to 100, got -1")),
         (
             "?limit=two",
-            Some("query: limit: must be a whole number, got \"two\""),
+            Some("limit: must be a whole number, got \"two\""),
         ),
         (
             "?limit=99999999999999999999",
-            Some("query: limit: must be a whole number, got \"99999999999999999999\""),
+            Some("limit: must be a whole number, got \"99999999999999999999\""),
         ),
         (
             "?limit=5000000000",
