@@ -236,31 +236,39 @@ fn query_error(detail: &str) -> String {
     }
 }
 
-/// A whole-number query parameter (`?limit=`, `?days=`), read as text so that a value
-/// that is not one is quoted back, and a negative one reaches the range check that
-/// says what is allowed.
+/// A whole-number query parameter (`?limit=`, `?days=`), kept as the text it was
+/// (trimmed) once it is one: an optional sign and digits. A value that is not one is
+/// quoted back; a whole number of any size reaches the range check of
+/// [`from_one_to`], which says what is allowed.
 pub(super) fn whole_number<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Option<i64>, D::Error> {
+) -> Result<Option<String>, D::Error> {
     let Some(text) = <Option<String> as serde::Deserialize>::deserialize(d)? else {
         return Ok(None);
     };
-    text.trim()
-        .parse()
-        .map(Some)
-        .map_err(|_| serde::de::Error::custom(format!("must be a whole number, got {:?}", text)))
+    let number = text.trim();
+    let digits = number.strip_prefix(['+', '-']).unwrap_or(number);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(serde::de::Error::custom(format!(
+            "must be a whole number, got {text:?}"
+        )));
+    }
+    Ok(Some(number.to_owned()))
 }
 
 /// A whole-number query parameter `name` read by [`whole_number`], `default` when not
 /// given, checked to be from 1 to `max`: `limit: must be from 1 to 100, got -1`.
 pub(super) fn from_one_to(
     name: &str,
-    given: Option<i64>,
+    given: Option<String>,
     default: u32,
     max: u32,
 ) -> Result<u32, ApiError> {
-    let given = given.unwrap_or(i64::from(default));
-    u32::try_from(given)
+    let Some(given) = given else {
+        return Ok(default);
+    };
+    given
+        .parse::<u32>()
         .ok()
         .filter(|n| (1..=max).contains(n))
         .ok_or_else(|| {

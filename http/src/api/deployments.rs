@@ -423,7 +423,7 @@ pub(super) async fn list_deployments(
 #[serde(deny_unknown_fields)]
 pub struct DaysQuery {
     #[serde(default, deserialize_with = "super::body::whole_number")]
-    days: Option<i64>,
+    days: Option<String>,
 }
 
 /// Days of history by default, and at most.

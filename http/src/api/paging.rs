@@ -18,7 +18,7 @@ pub const PAGE_MAX: u32 = 100;
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     #[serde(default, deserialize_with = "super::body::whole_number")]
-    limit: Option<i64>,
+    limit: Option<String>,
     cursor: Option<String>,
 }
 

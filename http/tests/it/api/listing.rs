@@ -167,6 +167,13 @@ async fn a_bad_page_is_a_validation_error() {
             "limt=5",
             "limt: unknown field `limt`, expected `limit` or `cursor`",
         ),
+        // A whole number of any size is out of range, not "not a whole number".
+        (
+            "limit=99999999999999999999",
+            "limit: must be from 1 to 100, got 99999999999999999999",
+        ),
+        ("limit=", "limit: must be a whole number, got \"\""),
+        ("limit=1e2", "limit: must be a whole number, got \"1e2\""),
         // An error of no one parameter is the query string's.
         ("limit=5&limit=6", "query: duplicate field `limit`"),
     ] {

@@ -141,7 +141,7 @@ async fn bad_paging_parameters_are_400() {
         ),
         (
             "?limit=99999999999999999999",
-            Some("limit: must be a whole number, got \"99999999999999999999\""),
+            Some("limit: must be from 1 to 100, got 99999999999999999999"),
         ),
         (
             "?limit=5000000000",
