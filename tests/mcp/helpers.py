@@ -51,8 +51,8 @@ TOOL_ARGUMENTS: dict[str, tuple[set[str], set[str]]] = {
     "get_health_report": ({"deployment_id"}, {"report_id"}),
     "score_conversation": ({"deployment_id", "events"}, {"pipeline"}),
     "explain_score": ({"session_id", "event_index"}, {"dimension"}),
-    "ingest_conversation": ({"deployment_id", "events"}, {"pipeline", "webhook_url"}),
-    "start_drift": ({"before", "after"}, {"question", "deployment_id"}),
+    "ingest_conversation": ({"deployment_id", "events"}, {"pipeline", "webhook_url", "idempotency_key"}),
+    "start_drift": ({"before", "after"}, {"question", "deployment_id", "idempotency_key"}),
     "create_deploy_marker": ({"deployment_id"}, {"release", "description", "deployed_at"}),
 }
 
@@ -332,6 +332,22 @@ async def check_tool_lists(connect: Connect, server: Server) -> None:
         assert_tool_list(await client.list_tools(), READ_TOOLS)
     async with connect(server.key) as client:
         assert_tool_list(await client.list_tools(), READ_TOOLS | WRITE_TOOLS)
+
+
+async def check_idempotent_ingest(connect: Connect, server: Server) -> None:
+    """An ingest repeated with its `idempotency_key` (a retry after a lost answer) gets
+    the first answer again and stores nothing new; the key with another body is CONFLICT."""
+    key = f"retry-{uuid.uuid4()}"
+    body = {**read_json(SUPPORT), "idempotency_key": key}
+    async with connect(server.key) as client:
+        first = await ok(client, "ingest_conversation", body)
+        again = await ok(client, "ingest_conversation", body)
+        assert again == first, (first, again)
+        other = {**body, "deployment_id": "another-bot"}
+        error = await fails(client, "ingest_conversation", other, "CONFLICT")
+        assert first["session_id"] in error["message"], error
+        error = await fails(client, "ingest_conversation", {**body, "idempotency_key": "two words"}, "VALIDATION_ERROR")
+        assert error["message"].startswith("idempotency_key: must be 1 to 255 visible ASCII characters"), error
 
 
 async def check_ingest_then_get_session(connect: Connect, server: Server, local: dict[str, Any]) -> None:

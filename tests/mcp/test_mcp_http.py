@@ -30,6 +30,10 @@ async def test_ingest_then_get_session_until_complete(connect: helpers.Connect, 
     await helpers.check_ingest_then_get_session(connect, server, local_score(helpers.SUPPORT))
 
 
+async def test_an_ingest_repeated_with_its_key_is_stored_once(connect: helpers.Connect, server: Server) -> None:
+    await helpers.check_idempotent_ingest(connect, server)
+
+
 async def test_read_only_key_cannot_write(
     connect: helpers.Connect, server: Server, support_session_id: str, local_score: Any
 ) -> None:

@@ -62,14 +62,7 @@ pub(super) async fn idempotency(
         return Err(refuse("must be sent once, got more than one"));
     }
     let key = value.as_bytes();
-    if key.is_empty()
-        || key.len() > IDEMPOTENCY_KEY_MAX
-        || !key.iter().all(|b| (0x21..=0x7e).contains(b))
-    {
-        return Err(refuse(&format!(
-            "must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters (no spaces), such as a UUID"
-        )));
-    }
+    check_idempotency_key(key).map_err(|what| refuse(&what))?;
     let key = String::from_utf8_lossy(key).into_owned();
     // Up to 16 MiB to hash: on the blocking pool, as the body's validation is.
     let (route, body) = (route.to_owned(), body.clone());
@@ -83,6 +76,21 @@ pub(super) async fn idempotency(
     .await
     .map_err(ApiError::internal)?;
     Ok(Some(Idempotency { key, digest }))
+}
+
+/// Whether `key` can be an idempotency key: 1 to [`IDEMPOTENCY_KEY_MAX`] visible ASCII
+/// characters. `Err` says what it must be. (The MCP tools check their
+/// `idempotency_key` argument with it before it becomes the header.)
+pub(crate) fn check_idempotency_key(key: &[u8]) -> Result<(), String> {
+    if key.is_empty()
+        || key.len() > IDEMPOTENCY_KEY_MAX
+        || !key.iter().all(|b| (0x21..=0x7e).contains(b))
+    {
+        return Err(format!(
+            "must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters (no spaces), such as a UUID"
+        ));
+    }
+    Ok(())
 }
 
 /// The answer to a request whose `Idempotency-Key` started a session before, if one

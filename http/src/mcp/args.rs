@@ -19,6 +19,7 @@ use undertone_core::schema::IngestRequest;
 use undertone_core::schema::limits;
 
 use super::error::ToolError;
+use crate::api::IDEMPOTENCY_KEY_MAX;
 use crate::api::error::Code;
 
 /// A tool's arguments, or why they do not fit its type: a malformed call is a tool
@@ -151,6 +152,66 @@ impl<T: utoipa::ToSchema> JsonSchema for Body<T> {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         component(&T::name(), generator)
+    }
+}
+
+/// A REST body of type `T` sent to a route that takes an `Idempotency-Key`
+/// (`ingest_conversation`, `start_drift`), with the key as the argument
+/// `idempotency_key`: taken out of the body, sent as the header.
+pub struct Keyed<T> {
+    /// The body, passed on as it came.
+    pub body: Body<T>,
+    /// The `Idempotency-Key` to send, when given.
+    pub idempotency_key: Option<String>,
+}
+
+impl<'de, T> Deserialize<'de> for Keyed<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut body = JsonObject::deserialize(deserializer)?;
+        let idempotency_key = match body.remove("idempotency_key") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(key)) => Some(key),
+            Some(_) => {
+                return Err(serde::de::Error::custom(
+                    "idempotency_key: must be a string",
+                ));
+            }
+        };
+        Ok(Keyed {
+            body: Body(body, PhantomData),
+            idempotency_key,
+        })
+    }
+}
+
+impl<T: utoipa::ToSchema> JsonSchema for Keyed<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::name()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = Body::<T>::json_schema(generator);
+        if let Some(Value::Object(props)) = schema.get_mut("properties") {
+            props.insert(
+                "idempotency_key".into(),
+                json!({
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": IDEMPOTENCY_KEY_MAX,
+                    "description": format!(
+                        "Makes the call safe to repeat (e.g. after a timeout): a repeat with \
+                         the same key and arguments starts nothing and answers the first \
+                         call's result again; the same key with other arguments is CONFLICT. \
+                         1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters, such as a UUID."
+                    )
+                }),
+            );
+        }
+        schema
     }
 }
 

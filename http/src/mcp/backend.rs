@@ -9,6 +9,8 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, header};
 use tower::ServiceExt;
 
+use crate::api::IDEMPOTENCY_KEY;
+
 /// What a REST call answered.
 #[derive(Debug)]
 pub struct Reply {
@@ -23,13 +25,15 @@ pub struct Reply {
 /// A way to make REST calls with the caller's key.
 #[async_trait]
 pub trait Backend: Send + Sync {
-    /// `method` on `path` (under `/api/v1`, with any query) with an optional JSON body.
-    /// `Err` means the API could not be reached.
+    /// `method` on `path` (under `/api/v1`, with any query) with an optional JSON body,
+    /// and an `Idempotency-Key` header when `idempotency_key` is given (checked by
+    /// `api::check_idempotency_key`). `Err` means the API could not be reached.
     async fn send(
         &self,
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
+        idempotency_key: Option<&str>,
     ) -> Result<Reply, Unreachable>;
 }
 
@@ -117,6 +121,7 @@ impl Backend for InProcess {
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
+        idempotency_key: Option<&str>,
     ) -> Result<Reply, Unreachable> {
         let mut request = Request::builder()
             .method(method)
@@ -124,6 +129,9 @@ impl Backend for InProcess {
             .header(header::AUTHORIZATION, self.authorization.clone());
         if body.is_some() {
             request = request.header(header::CONTENT_TYPE, "application/json");
+        }
+        if let Some(key) = idempotency_key {
+            request = request.header(IDEMPOTENCY_KEY, key);
         }
         let mut request = request
             .body(body.map_or_else(Body::empty, Body::from))
@@ -196,12 +204,16 @@ impl Backend for Remote {
         method: Method,
         path: &str,
         body: Option<Vec<u8>>,
+        idempotency_key: Option<&str>,
     ) -> Result<Reply, Unreachable> {
         let url = format!("{}/api/v1{path}", self.base);
         let mut request = self
             .client
             .request(method.clone(), &url)
             .header(header::AUTHORIZATION, &self.authorization);
+        if let Some(key) = idempotency_key {
+            request = request.header(IDEMPOTENCY_KEY, key);
+        }
         if let Some(body) = body {
             request = request
                 .header(header::CONTENT_TYPE, "application/json")

@@ -41,9 +41,27 @@ pub async fn rest(
     path: &str,
     body: Option<&Value>,
 ) -> Result<Value, ToolError> {
+    rest_keyed(backend, method, path, body, None).await
+}
+
+/// [`rest`] with the `Idempotency-Key` header when `idempotency_key` is given, checked
+/// first as the route checks the header (a key that is no header value cannot reach
+/// it), and reported at the tool's argument.
+pub async fn rest_keyed(
+    backend: &dyn Backend,
+    method: Method,
+    path: &str,
+    body: Option<&Value>,
+    idempotency_key: Option<&str>,
+) -> Result<Value, ToolError> {
+    if let Some(key) = idempotency_key {
+        crate::api::check_idempotency_key(key.as_bytes()).map_err(|what| {
+            ToolError::new(Code::ValidationError, format!("idempotency_key: {what}"))
+        })?;
+    }
     let body = body.map(|b| serde_json::to_vec(b).unwrap_or_default());
     let reply = backend
-        .send(method, path, body)
+        .send(method, path, body, idempotency_key)
         .await
         .map_err(|e| ToolError::new(Code::ServiceUnavailable, e.to_string()))?;
     let parsed: Option<Value> = serde_json::from_slice(&reply.body).ok();

@@ -14,11 +14,11 @@ use serde_json::Value;
 use undertone_core::schema::{DriftRequest, IngestRequest};
 
 use super::args::{
-    Args, Body, DeployMarker, ExplainScore, GetDrift, GetHealthReport, GetSession, ListDeliveries,
+    Args, DeployMarker, ExplainScore, GetDrift, GetHealthReport, GetSession, Keyed, ListDeliveries,
     ListWebhooks, ScoreConversation, SessionShape,
 };
 use super::error::ToolError;
-use super::rest::{self, Answer, rest, segment};
+use super::rest::{self, Answer, rest, rest_keyed, segment};
 use super::score::score_off_runtime;
 use super::server::{Call, Undertone};
 use super::views;
@@ -271,7 +271,8 @@ impl Undertone {
     /// crossings, anomalies and deploy outcomes are computed and webhooks sent. Body:
     /// deployment_id, 1 to 5000 events in order (each {actor_id, content, timestamp (RFC
     /// 3339), conversation_id?, context?, metadata?}), optional pipeline (auto, support,
-    /// reviews) and webhook_url. Needs a read-write key.
+    /// reviews) and webhook_url; idempotency_key makes a retry safe (a repeat answers the
+    /// first call's result). Needs a read-write key.
     #[tool(annotations(
         read_only_hint = false,
         destructive_hint = false,
@@ -282,20 +283,31 @@ impl Undertone {
     async fn ingest_conversation(
         &self,
         call: Call,
-        Parameters(args): Parameters<Args<Body<IngestRequest>>>,
+        Parameters(args): Parameters<Args<Keyed<IngestRequest>>>,
     ) -> Reply {
-        let body = Value::Object(args.0?.0);
-        rest(call.backend.as_ref(), Method::POST, "/ingest", Some(&body))
-            .await
-            .map(Answer)
+        let Keyed {
+            body,
+            idempotency_key,
+        } = args.0?;
+        let body = Value::Object(body.0);
+        let key = idempotency_key.as_deref();
+        rest_keyed(
+            call.backend.as_ref(),
+            Method::POST,
+            "/ingest",
+            Some(&body),
+            key,
+        )
+        .await
+        .map(Answer)
     }
 
     /// Compare two periods of events (e.g. before and after a model change) with
     /// significance tests: `before` and `after` each hold 5 to 2000 events and an
     /// optional label; `question` puts the dimensions it names first. Returns
     /// {session_id, status: "received", poll_url}; then call get_drift with the
-    /// session_id. Counts against the key's drift sessions per hour. Needs a read-write
-    /// key.
+    /// session_id. Counts against the key's drift sessions per hour; idempotency_key
+    /// makes a retry safe. Needs a read-write key.
     #[tool(annotations(
         read_only_hint = false,
         destructive_hint = false,
@@ -305,12 +317,23 @@ impl Undertone {
     async fn start_drift(
         &self,
         call: Call,
-        Parameters(args): Parameters<Args<Body<DriftRequest>>>,
+        Parameters(args): Parameters<Args<Keyed<DriftRequest>>>,
     ) -> Reply {
-        let body = Value::Object(args.0?.0);
-        rest(call.backend.as_ref(), Method::POST, "/drift", Some(&body))
-            .await
-            .map(Answer)
+        let Keyed {
+            body,
+            idempotency_key,
+        } = args.0?;
+        let body = Value::Object(body.0);
+        let key = idempotency_key.as_deref();
+        rest_keyed(
+            call.backend.as_ref(),
+            Method::POST,
+            "/drift",
+            Some(&body),
+            key,
+        )
+        .await
+        .map(Answer)
     }
 
     /// Record that a new release of a deployment went live (model, prompt or build
@@ -395,14 +418,28 @@ mod tests {
     }
 
     #[test]
-    fn the_ingest_tool_takes_exactly_the_rest_body() {
+    fn the_ingest_tool_takes_the_rest_body_and_an_idempotency_key() {
+        let drift = schema("start_drift");
         let schema = schema("ingest_conversation");
         let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         assert_eq!(
             props,
-            ["deployment_id", "events", "pipeline", "webhook_url"]
+            [
+                "deployment_id",
+                "events",
+                "pipeline",
+                "webhook_url",
+                "idempotency_key"
+            ]
         );
         assert_eq!(schema["required"], json!(["deployment_id", "events"]));
+        let key = &schema["properties"]["idempotency_key"];
+        assert_eq!(
+            (&key["type"], &key["minLength"], &key["maxLength"]),
+            (&json!("string"), &json!(1), &json!(255))
+        );
+        assert_eq!(drift["properties"]["idempotency_key"], *key);
+        assert_eq!(drift["required"], json!(["before", "after"]));
         assert_eq!(
             schema["properties"]["events"]["items"]["$ref"],
             "#/$defs/BIEEvent"

@@ -454,3 +454,83 @@ async fn a_transport_refusal_in_its_own_words_names_the_request() {
     let message = error["details"][0]["message"].as_str().unwrap();
     assert!(message.contains("1999-01-01"), "{message}");
 }
+
+/// `arguments` with `idempotency_key` added.
+fn keyed(mut arguments: Value, key: Value) -> Value {
+    arguments["idempotency_key"] = key;
+    arguments
+}
+
+#[tokio::test]
+async fn an_idempotency_key_makes_ingest_and_drift_safe_to_repeat() {
+    let svc = Service::new().await;
+    let plan = Plan {
+        drift_per_hour: 1,
+        ..Plan::default()
+    };
+    let (_, key) = svc.issue("org-a", Scope::ReadWrite, plan).await;
+    let ingest = keyed(refund(), json!("batch-7"));
+    let (e, first) = tool(&svc, &key, "ingest_conversation", ingest.clone()).await;
+    assert!(!e, "{first}");
+    let (e, again) = tool(&svc, &key, "ingest_conversation", ingest).await;
+    assert!(!e, "{again}");
+    assert_eq!(again, first);
+    let sessions = svc.get_as("/api/v1/sessions", Some(&key)).await.json();
+    assert_eq!(
+        sessions["data"].as_array().map(Vec::len),
+        Some(1),
+        "{sessions}"
+    );
+
+    // The same key with other arguments names the session it started.
+    let mut other = keyed(refund(), json!("batch-7"));
+    other["deployment_id"] = json!("another-bot");
+    let (e, conflict) = tool(&svc, &key, "ingest_conversation", other).await;
+    assert!(e, "{conflict}");
+    assert_eq!(conflict["error"]["code"], "CONFLICT");
+    let id = first["session_id"].as_str().unwrap();
+    let message = conflict["error"]["message"].as_str().unwrap();
+    assert!(message.contains(id), "{message}");
+
+    // A drift repeated with its key is answered again, not refused by the full window.
+    let drift = keyed(super::drift_body(), json!("drift-1"));
+    let (e, started) = tool(&svc, &key, "start_drift", drift.clone()).await;
+    assert!(!e, "{started}");
+    let (e, repeated) = tool(&svc, &key, "start_drift", drift).await;
+    assert!(!e, "{repeated}");
+    assert_eq!(repeated, started);
+    let (e, refused) = tool(&svc, &key, "start_drift", super::drift_body()).await;
+    assert!(e, "{refused}");
+    assert_eq!(refused["error"]["code"], "RATE_LIMITED");
+}
+
+#[tokio::test]
+async fn a_bad_idempotency_key_is_a_validation_error_at_the_argument() {
+    let svc = Service::new().await;
+    let rule = "idempotency_key: must be 1 to 255 visible ASCII characters (no spaces), \
+                such as a UUID";
+    for (key, message) in [
+        (json!("two words"), rule.to_owned()),
+        // Not even a header value: refused before the request is built.
+        (json!("line\nbreak"), rule.to_owned()),
+        (json!(""), rule.to_owned()),
+        (json!("k".repeat(256)), rule.to_owned()),
+        (
+            json!(7),
+            "arguments: idempotency_key: must be a string".to_owned(),
+        ),
+    ] {
+        let (e, body) = tool(
+            &svc,
+            &svc.key,
+            "ingest_conversation",
+            keyed(refund(), key.clone()),
+        )
+        .await;
+        assert!(e, "{key}: {body}");
+        assert_eq!(body["error"]["code"], "VALIDATION_ERROR", "{key}");
+        assert_eq!(body["error"]["message"], message, "{key}");
+    }
+    let sessions = svc.get("/api/v1/sessions").await.json();
+    assert_eq!(sessions["data"], json!([]));
+}
