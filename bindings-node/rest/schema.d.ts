@@ -1827,9 +1827,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: a repeat with the same key and the same body
-                 *     gets the first answer again (marked `Idempotent-Replayed: true`) and starts
-                 *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
-                 *     characters, such as a UUID; remembered while its session is kept.
+                 *     (the same JSON, however spaced or ordered) gets the first answer again (marked
+                 *     `Idempotent-Replayed: true`) and starts nothing; the same key with another
+                 *     request is 409. 1 to 255 visible ASCII characters, such as a UUID; remembered
+                 *     while its session is kept.
                  */
                 "Idempotency-Key"?: string;
             };
@@ -2126,9 +2127,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: a repeat with the same key and the same body
-                 *     gets the first answer again (marked `Idempotent-Replayed: true`) and starts
-                 *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
-                 *     characters, such as a UUID; remembered while its session is kept.
+                 *     (the same JSON, however spaced or ordered) gets the first answer again (marked
+                 *     `Idempotent-Replayed: true`) and starts nothing; the same key with another
+                 *     request is 409. 1 to 255 visible ASCII characters, such as a UUID; remembered
+                 *     while its session is kept.
                  */
                 "Idempotency-Key"?: string;
             };
@@ -2234,9 +2236,10 @@ export interface operations {
             header?: {
                 /**
                  * @description Makes the request safe to repeat: a repeat with the same key and the same body
-                 *     gets the first answer again (marked `Idempotent-Replayed: true`) and starts
-                 *     nothing; the same key with another request is 409. 1 to 255 visible ASCII
-                 *     characters, such as a UUID; remembered while its session is kept.
+                 *     (the same JSON, however spaced or ordered) gets the first answer again (marked
+                 *     `Idempotent-Replayed: true`) and starts nothing; the same key with another
+                 *     request is 409. 1 to 255 visible ASCII characters, such as a UUID; remembered
+                 *     while its session is kept.
                  */
                 "Idempotency-Key"?: string;
             };

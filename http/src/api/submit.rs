@@ -31,9 +31,10 @@ pub const IDEMPOTENCY_KEY_MAX: usize = 255;
 #[into_params(parameter_in = Header)]
 pub struct IdempotencyHeader {
     /// Makes the request safe to repeat: a repeat with the same key and the same body
-    /// gets the first answer again (marked `Idempotent-Replayed: true`) and starts
-    /// nothing; the same key with another request is 409. 1 to 255 visible ASCII
-    /// characters, such as a UUID; remembered while its session is kept.
+    /// (the same JSON, however spaced or ordered) gets the first answer again (marked
+    /// `Idempotent-Replayed: true`) and starts nothing; the same key with another
+    /// request is 409. 1 to 255 visible ASCII characters, such as a UUID; remembered
+    /// while its session is kept.
     #[param(
         rename = "Idempotency-Key",
         required = false,
@@ -44,9 +45,10 @@ pub struct IdempotencyHeader {
 }
 
 /// The request's `Idempotency-Key`, if it sent one, with the digest of `route` and
-/// `body` that tells a repeat from a reuse. The key is 1 to [`IDEMPOTENCY_KEY_MAX`]
-/// visible ASCII characters, compared as sent (a quoted `"…"` form, as a structured
-/// header field writes a string, is a key of its own, quotes included).
+/// `body` (as [`canonical_json`] writes it) that tells a repeat from a reuse. The key
+/// is 1 to [`IDEMPOTENCY_KEY_MAX`] visible ASCII characters, compared as sent (a
+/// quoted `"…"` form, as a structured header field writes a string, is a key of its
+/// own, quotes included).
 pub(super) async fn idempotency(
     headers: &HeaderMap,
     route: &str,
@@ -64,18 +66,62 @@ pub(super) async fn idempotency(
     let key = value.as_bytes();
     check_idempotency_key(key).map_err(|what| refuse(&what))?;
     let key = String::from_utf8_lossy(key).into_owned();
-    // Up to 16 MiB to hash: on the blocking pool, as the body's validation is.
+    // Up to 16 MiB to read and hash: on the blocking pool, as the body's validation is.
     let (route, body) = (route.to_owned(), body.clone());
     let digest = tokio::task::spawn_blocking(move || {
         let mut digest = Sha256::new();
         digest.update(route.as_bytes());
         digest.update([0]);
-        digest.update(&body);
+        digest.update(canonical_json(&body).as_deref().unwrap_or(&body));
         hex::encode(digest.finalize())
     })
     .await
     .map_err(ApiError::internal)?;
     Ok(Some(Idempotency { key, digest }))
+}
+
+/// `body` written the one way that ignores what JSON leaves free: no whitespace
+/// outside strings, the keys of every object sorted. So a repeat is the same request
+/// however its client spaced it or ordered its keys (an MCP tool's arguments come back
+/// from a model in any order). `None` when the body is not JSON: its bytes are hashed.
+fn canonical_json(body: &[u8]) -> Option<Vec<u8>> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let mut out = Vec::with_capacity(body.len());
+    write_canonical(&value, &mut out).ok()?;
+    Some(out)
+}
+
+/// See [`canonical_json`]. The depth is bounded by the parser's (128).
+fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, k)?;
+                out.push(b':');
+                write_canonical(v, out)?;
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_canonical(v, out)?;
+            }
+            out.push(b']');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar)?,
+    }
+    Ok(())
 }
 
 /// Whether `key` can be an idempotency key: 1 to [`IDEMPOTENCY_KEY_MAX`] visible ASCII
@@ -219,4 +265,34 @@ pub(super) fn queue_full(state: &AppState) -> ApiError {
         ),
     )
     .retry_after(state.config.queue_retry_after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::canonical_json;
+
+    #[test]
+    fn a_body_is_the_same_however_it_is_spaced_or_its_keys_ordered() {
+        let compact = br#"{"deployment_id":"bot","events":[{"content":"hi","metadata":{"a":1,"b":[true,null]}}]}"#;
+        let spaced = br#"{ "events": [ { "metadata": { "b": [true, null], "a": 1 },
+            "content": "hi" } ],
+            "deployment_id": "bot" }"#;
+        let sorted = br#"{"deployment_id":"bot","events":[{"content":"hi","metadata":{"a":1,"b":[true,null]}}]}"#;
+        assert_eq!(canonical_json(spaced).as_deref(), Some(&sorted[..]));
+        assert_eq!(canonical_json(compact), canonical_json(spaced));
+        // Values, array order and strings still count.
+        for other in [
+            &br#"{"deployment_id":"bot2","events":[]}"#[..],
+            br#"{"events":[{"content":"hi "}],"deployment_id":"bot"}"#,
+            br#"{"events":[2,1]}"#,
+        ] {
+            assert_ne!(canonical_json(other), canonical_json(compact));
+        }
+        assert_ne!(canonical_json(br#"[1,2]"#), canonical_json(br#"[2,1]"#));
+        assert_eq!(
+            canonical_json(b"{\"s\":\"\\u00e9\"}").as_deref(),
+            Some("{\"s\":\"\u{e9}\"}".as_bytes())
+        );
+        assert_eq!(canonical_json(b"not json"), None);
+    }
 }

@@ -168,7 +168,8 @@ pub struct Keyed<T> {
 impl<'de, T> Deserialize<'de> for Keyed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut body = JsonObject::deserialize(deserializer)?;
-        let idempotency_key = match body.remove("idempotency_key") {
+        // Taken out in place: the body keeps its order.
+        let idempotency_key = match body.shift_remove("idempotency_key") {
             None | Some(Value::Null) => None,
             Some(Value::String(key)) => Some(key),
             Some(_) => {

@@ -72,6 +72,49 @@ async fn a_repeated_ingest_gets_its_first_answer_and_starts_nothing() {
 }
 
 #[tokio::test]
+async fn a_repeat_is_the_same_json_however_it_is_spaced_or_ordered() {
+    let svc = Service::new().await;
+    let first = post_keyed(&svc, "/api/v1/ingest", &refund(), &["k-order"]).await;
+    assert_eq!(first.status, StatusCode::ACCEPTED, "{first:?}");
+    // The same request pretty-printed, with its top-level and event keys reversed.
+    let mut reordered = serde_json::Map::new();
+    let Value::Object(body) = refund() else {
+        panic!("an object")
+    };
+    for (k, v) in body.into_iter().rev() {
+        let v = match v {
+            Value::Array(events) => Value::Array(
+                events
+                    .into_iter()
+                    .map(|e| match e {
+                        Value::Object(e) => Value::Object(e.into_iter().rev().collect()),
+                        other => other,
+                    })
+                    .collect(),
+            ),
+            other => other,
+        };
+        reordered.insert(k, v);
+    }
+    let pretty = serde_json::to_vec_pretty(&reordered).expect("serialisable");
+    assert_ne!(pretty, serde_json::to_vec(&refund()).expect("serialisable"));
+    let mut req = request(
+        Method::POST,
+        "/api/v1/ingest",
+        Some(&svc.key),
+        Some("application/json"),
+        Body::from(pretty),
+    );
+    req.headers_mut()
+        .append("idempotency-key", HeaderValue::from_static("k-order"));
+    let again = svc.send(req).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
+    assert_eq!(again.json(), first.json());
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(svc.queue_depth().await, 1);
+}
+
+#[tokio::test]
 async fn a_key_sent_with_another_request_is_409_and_starts_nothing() {
     let svc = Service::new().await;
     let first = post_keyed(&svc, "/api/v1/ingest", &refund(), &["k-1"]).await;

@@ -475,6 +475,20 @@ async fn an_idempotency_key_makes_ingest_and_drift_safe_to_repeat() {
     let (e, again) = tool(&svc, &key, "ingest_conversation", ingest).await;
     assert!(!e, "{again}");
     assert_eq!(again, first);
+    // A retry whose arguments come in another order (a model writes them anew), the
+    // key first, is the same call.
+    let Value::Object(args) = keyed(refund(), json!("batch-7")) else {
+        panic!("an object")
+    };
+    let (e, reordered) = tool(
+        &svc,
+        &key,
+        "ingest_conversation",
+        Value::Object(args.into_iter().rev().collect()),
+    )
+    .await;
+    assert!(!e, "{reordered}");
+    assert_eq!(reordered, first);
     let sessions = svc.get_as("/api/v1/sessions", Some(&key)).await.json();
     assert_eq!(
         sessions["data"].as_array().map(Vec::len),
