@@ -161,26 +161,41 @@ impl<T: utoipa::ToSchema> JsonSchema for Body<T> {
 pub struct Keyed<T> {
     /// The body, passed on as it came.
     pub body: Body<T>,
-    /// The `Idempotency-Key` to send, when given.
-    pub idempotency_key: Option<String>,
+    /// The argument as given (checked by [`Keyed::idempotency_key`]).
+    given: Option<Value>,
+}
+
+impl<T> Keyed<T> {
+    /// The `Idempotency-Key` to send: `None` when the argument is absent or null; a
+    /// value that is not a string is a `VALIDATION_ERROR` at the argument.
+    pub fn idempotency_key(&self) -> Result<Option<&str>, ToolError> {
+        match &self.given {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(key)) => Ok(Some(key)),
+            Some(other) => Err(ToolError::new(
+                Code::ValidationError,
+                format!(
+                    "idempotency_key: must be a string, got {}",
+                    match other {
+                        Value::Bool(_) => "a boolean",
+                        Value::Number(_) => "a number",
+                        Value::Array(_) => "an array",
+                        _ => "an object",
+                    }
+                ),
+            )),
+        }
+    }
 }
 
 impl<'de, T> Deserialize<'de> for Keyed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut body = JsonObject::deserialize(deserializer)?;
         // Taken out in place: the body keeps its order.
-        let idempotency_key = match body.shift_remove("idempotency_key") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(key)) => Some(key),
-            Some(_) => {
-                return Err(serde::de::Error::custom(
-                    "idempotency_key: must be a string",
-                ));
-            }
-        };
+        let given = body.shift_remove("idempotency_key");
         Ok(Keyed {
             body: Body(body, PhantomData),
-            idempotency_key,
+            given,
         })
     }
 }
@@ -200,9 +215,10 @@ impl<T: utoipa::ToSchema> JsonSchema for Keyed<T> {
             props.insert(
                 "idempotency_key".into(),
                 json!({
-                    "type": "string",
+                    "type": ["string", "null"],
                     "minLength": 1,
                     "maxLength": IDEMPOTENCY_KEY_MAX,
+                    "pattern": format!("^[!-~]{{1,{IDEMPOTENCY_KEY_MAX}}}$"),
                     "description": format!(
                         "Makes the call safe to repeat (e.g. after a timeout): a repeat with \
                          the same key and arguments starts nothing and answers the first \

@@ -285,18 +285,15 @@ impl Undertone {
         call: Call,
         Parameters(args): Parameters<Args<Keyed<IngestRequest>>>,
     ) -> Reply {
-        let Keyed {
-            body,
-            idempotency_key,
-        } = args.0?;
-        let body = Value::Object(body.0);
-        let key = idempotency_key.as_deref();
+        let keyed = args.0?;
+        let key = keyed.idempotency_key()?.map(str::to_owned);
+        let body = Value::Object(keyed.body.0);
         rest_keyed(
             call.backend.as_ref(),
             Method::POST,
             "/ingest",
             Some(&body),
-            key,
+            key.as_deref(),
         )
         .await
         .map(Answer)
@@ -319,18 +316,15 @@ impl Undertone {
         call: Call,
         Parameters(args): Parameters<Args<Keyed<DriftRequest>>>,
     ) -> Reply {
-        let Keyed {
-            body,
-            idempotency_key,
-        } = args.0?;
-        let body = Value::Object(body.0);
-        let key = idempotency_key.as_deref();
+        let keyed = args.0?;
+        let key = keyed.idempotency_key()?.map(str::to_owned);
+        let body = Value::Object(keyed.body.0);
         rest_keyed(
             call.backend.as_ref(),
             Method::POST,
             "/drift",
             Some(&body),
-            key,
+            key.as_deref(),
         )
         .await
         .map(Answer)
@@ -436,8 +430,9 @@ mod tests {
         let key = &schema["properties"]["idempotency_key"];
         assert_eq!(
             (&key["type"], &key["minLength"], &key["maxLength"]),
-            (&json!("string"), &json!(1), &json!(255))
+            (&json!(["string", "null"]), &json!(1), &json!(255))
         );
+        assert_eq!(key["pattern"], "^[!-~]{1,255}$");
         assert_eq!(drift["properties"]["idempotency_key"], *key);
         assert_eq!(drift["required"], json!(["before", "after"]));
         assert_eq!(

@@ -531,7 +531,11 @@ async fn a_bad_idempotency_key_is_a_validation_error_at_the_argument() {
         (json!("k".repeat(256)), rule.to_owned()),
         (
             json!(7),
-            "arguments: idempotency_key: must be a string".to_owned(),
+            "idempotency_key: must be a string, got a number".to_owned(),
+        ),
+        (
+            json!(["k"]),
+            "idempotency_key: must be a string, got an array".to_owned(),
         ),
     ] {
         let (e, body) = tool(
