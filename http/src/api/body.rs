@@ -6,7 +6,7 @@
 use axum::body::Bytes;
 use axum::extract::path::ErrorKind;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
 use axum::http::header;
 use axum::http::request::Parts;
 use chrono::{DateTime, Utc};
@@ -190,7 +190,7 @@ pub struct QueryParams<T>(pub T);
 impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryParams<T> {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         // The reader below would put U+FFFD where the bytes are not UTF-8: a cursor
         // read so names another place in the list than the one it came from.
         let query = parts.uri.query().unwrap_or_default();
@@ -205,34 +205,24 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
                 "query: is not UTF-8 once percent-decoded",
             ));
         }
-        Query::<T>::from_request_parts(parts, state)
-            .await
-            .map(|Query(v)| QueryParams(v))
+        // Read with the path of what failed kept apart from what is wrong: an error
+        // in one parameter (`limit: must be a whole number`, an unknown `limt`) is
+        // reported at it, one of no parameter (one given twice) at `query`.
+        let reader = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(reader)
+            .map(QueryParams)
             .map_err(|e| {
-                let detail = e.body_text();
-                let detail = detail
-                    .strip_prefix("Failed to deserialize query string: ")
-                    .unwrap_or(&detail);
-                ApiError::new(Code::ValidationError, query_error(detail))
+                let path = e.path().to_string();
+                let path = if path.is_empty() || path == "." {
+                    "query".to_owned()
+                } else {
+                    path
+                };
+                let what = e.into_inner().to_string();
+                ApiError::from(undertone_core::Error::Validation(vec![
+                    undertone_core::Violation::new(&path, what),
+                ]))
             })
-    }
-}
-
-/// The message of a query string that could not be read: an error that names its
-/// parameter (`limit: must be a whole number, got "abc"`, `limt: unknown field ...`)
-/// is reported at that parameter, as a value out of range is; one that names none
-/// (`duplicate field `limit``) at `query`.
-fn query_error(detail: &str) -> String {
-    let names_a_parameter = detail.split_once(": ").is_some_and(|(name, _)| {
-        !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-    });
-    if names_a_parameter {
-        detail.to_owned()
-    } else {
-        format!("query: {detail}")
     }
 }
 

@@ -174,8 +174,17 @@ async fn a_bad_page_is_a_validation_error() {
         ),
         ("limit=", "limit: must be a whole number, got \"\""),
         ("limit=1e2", "limit: must be a whole number, got \"1e2\""),
+        // Any name is a parameter's, read apart from the error.
+        (
+            "foo-bar=1",
+            "foo-bar: unknown field `foo-bar`, expected `limit` or `cursor`",
+        ),
         // An error of no one parameter is the query string's.
         ("limit=5&limit=6", "query: duplicate field `limit`"),
+        (
+            "=5",
+            "query: unknown field ``, expected `limit` or `cursor`",
+        ),
     ] {
         let r = svc.get(&format!("/api/v1/sessions?{query}")).await;
         assert_error(&r, StatusCode::BAD_REQUEST, "VALIDATION_ERROR", message);
@@ -240,4 +249,23 @@ async fn a_bad_history_span_is_a_validation_error() {
         .get("/api/v1/deployments/acme-support-bot/history?days=366")
         .await;
     assert_eq!(r.status, StatusCode::OK, "{r:?}");
+}
+
+#[tokio::test]
+async fn a_parameter_name_is_read_apart_from_its_error() {
+    let svc = Service::new().await;
+    // A name holding ": " is the path as a whole, not split at it.
+    let r = svc.get("/api/v1/sessions?limit%3A%20x=1").await;
+    super::assert_error_with(
+        &r,
+        StatusCode::BAD_REQUEST,
+        json!({
+            "code": "VALIDATION_ERROR",
+            "message": "limit: x: unknown field `limit: x`, expected `limit` or `cursor`",
+            "details": [{
+                "path": "limit: x",
+                "message": "unknown field `limit: x`, expected `limit` or `cursor`",
+            }],
+        }),
+    );
 }
