@@ -438,10 +438,15 @@
   async function route() {
     if (!sessionStorage.getItem(KEY)) return signIn();
     document.getElementById("nav").hidden = false;
-    const path = (location.hash.slice(1) || "/sessions").split("?")[0];
+    const at = location.hash;
+    const path = (at.slice(1) || "/sessions").split("?")[0];
     const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
     try {
       const me = await api("GET", "/key");
+      // Gone elsewhere while the key was read: the route of the new fragment draws. (A
+      // page reads the fragment it was asked for when it starts; started now, this one
+      // would take the new fragment for its own and draw over the right page.)
+      if (at !== location.hash) return;
       document.getElementById("who").textContent = `${me.name} (${me.scope})`;
       if (parts[0] === "sessions" && parts[1]) return await sessionPage(parts[1]);
       if (parts[0] === "ingest") return ingestPage();
@@ -456,12 +461,12 @@
       if (parts[0] === "drift") return await driftStartPage();
       if (parts[0] === "sessions") return await sessionsPage();
       // A mistyped or stale link says so rather than showing another page.
-      show(location.hash, "Page not found",
-        el("p", {}, "There is no page at ", el("code", {}, location.hash), ". ",
+      show(at, "Page not found",
+        el("p", {}, "There is no page at ", el("code", {}, at), ". ",
           el("a", { href: "#/sessions" }, "Go to the sessions"), "."));
     } catch (e) {
       if (e.status === 401) { sessionStorage.removeItem(KEY); return signIn("The key was refused; sign in again."); }
-      show(location.hash, "Something went wrong", failure(e));
+      show(at, "Something went wrong", failure(e));
     }
   }
 
