@@ -85,43 +85,22 @@ pub(super) async fn idempotency(
 /// however its client spaced it or ordered its keys (an MCP tool's arguments come back
 /// from a model in any order). `None` when the body is not JSON: its bytes are hashed.
 fn canonical_json(body: &[u8]) -> Option<Vec<u8>> {
-    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
-    let mut out = Vec::with_capacity(body.len());
-    write_canonical(&value, &mut out).ok()?;
-    Some(out)
+    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    sort_keys(&mut value);
+    serde_json::to_vec(&value).ok()
 }
 
-/// See [`canonical_json`]. The depth is bounded by the parser's (128).
-fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
-    use serde_json::Value;
+/// Sorts the keys of every object in `value` (the depth is bounded by the parser's,
+/// 128).
+fn sort_keys(value: &mut serde_json::Value) {
     match value {
-        Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push(b'{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, k)?;
-                out.push(b':');
-                write_canonical(v, out)?;
-            }
-            out.push(b'}');
+        serde_json::Value::Object(map) => {
+            map.sort_keys();
+            map.values_mut().for_each(sort_keys);
         }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(v, out)?;
-            }
-            out.push(b']');
-        }
-        scalar => serde_json::to_writer(&mut *out, scalar)?,
+        serde_json::Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
     }
-    Ok(())
 }
 
 /// Whether `key` can be an idempotency key: 1 to [`IDEMPOTENCY_KEY_MAX`] visible ASCII

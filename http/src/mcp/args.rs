@@ -17,10 +17,11 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 use undertone_core::schema::IngestRequest;
 use undertone_core::schema::limits;
+use undertone_core::validate::type_name;
 
 use super::error::ToolError;
-use crate::api::IDEMPOTENCY_KEY_MAX;
 use crate::api::error::Code;
+use crate::api::{IDEMPOTENCY_KEY_MAX, check_idempotency_key};
 
 /// A tool's arguments, or why they do not fit its type: a malformed call is a tool
 /// result with `VALIDATION_ERROR`, as a REST body would be, not a protocol error.
@@ -161,30 +162,32 @@ impl<T: utoipa::ToSchema> JsonSchema for Body<T> {
 pub struct Keyed<T> {
     /// The body, passed on as it came.
     pub body: Body<T>,
-    /// The argument as given (checked by [`Keyed::idempotency_key`]).
+    /// The argument as given (checked by [`Keyed::into_parts`]).
     given: Option<Value>,
 }
 
 impl<T> Keyed<T> {
-    /// The `Idempotency-Key` to send: `None` when the argument is absent or null; a
-    /// value that is not a string is a `VALIDATION_ERROR` at the argument.
-    pub fn idempotency_key(&self) -> Result<Option<&str>, ToolError> {
-        match &self.given {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(key)) => Ok(Some(key)),
-            Some(other) => Err(ToolError::new(
-                Code::ValidationError,
-                format!(
-                    "idempotency_key: must be a string, got {}",
-                    match other {
-                        Value::Bool(_) => "a boolean",
-                        Value::Number(_) => "a number",
-                        Value::Array(_) => "an array",
-                        _ => "an object",
-                    }
-                ),
-            )),
-        }
+    /// The body, and the `Idempotency-Key` to send (`None` when the argument is absent
+    /// or null), checked as the route checks the header: a key that is no header value
+    /// could not reach it. What is wrong is a `VALIDATION_ERROR` at the argument.
+    pub fn into_parts(self) -> Result<(Value, Option<String>), ToolError> {
+        let refuse = |what: String| {
+            ToolError::new(Code::ValidationError, format!("idempotency_key: {what}"))
+        };
+        let key = match self.given {
+            None | Some(Value::Null) => None,
+            Some(Value::String(key)) => {
+                check_idempotency_key(key.as_bytes()).map_err(refuse)?;
+                Some(key)
+            }
+            Some(other) => {
+                return Err(refuse(format!(
+                    "must be a string, got {}",
+                    type_name(&other)
+                )));
+            }
+        };
+        Ok((Value::Object(self.body.0), key))
     }
 }
 

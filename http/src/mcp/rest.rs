@@ -6,7 +6,7 @@ use axum::http::Method;
 use rmcp::model::{ContentBlock, IntoContents};
 use serde_json::Value;
 
-use super::args::ExplainScore;
+use super::args::{ExplainScore, Keyed};
 use super::backend::Backend;
 use super::error::ToolError;
 use super::views;
@@ -44,21 +44,14 @@ pub async fn rest(
     rest_keyed(backend, method, path, body, None).await
 }
 
-/// [`rest`] with the `Idempotency-Key` header when `idempotency_key` is given, checked
-/// first as the route checks the header (a key that is no header value cannot reach
-/// it), and reported at the tool's argument.
-pub async fn rest_keyed(
+/// [`rest`] with the `Idempotency-Key` header when `idempotency_key` is given.
+async fn rest_keyed(
     backend: &dyn Backend,
     method: Method,
     path: &str,
     body: Option<&Value>,
     idempotency_key: Option<&str>,
 ) -> Result<Value, ToolError> {
-    if let Some(key) = idempotency_key {
-        crate::api::check_idempotency_key(key.as_bytes()).map_err(|what| {
-            ToolError::new(Code::ValidationError, format!("idempotency_key: {what}"))
-        })?;
-    }
     let body = body.map(|b| serde_json::to_vec(b).unwrap_or_default());
     let reply = backend
         .send(method, path, body, idempotency_key)
@@ -106,6 +99,16 @@ pub async fn rest_keyed(
         Some(s) => error.retry_after(s),
         None => error,
     })
+}
+
+/// `POST path` of a tool's [`Keyed`] arguments: the body, with its key as the header.
+pub async fn post_keyed<T>(
+    backend: &dyn Backend,
+    path: &str,
+    args: Keyed<T>,
+) -> Result<Value, ToolError> {
+    let (body, key) = args.into_parts()?;
+    rest_keyed(backend, Method::POST, path, Some(&body), key.as_deref()).await
 }
 
 /// Reads a session in the REST full view.

@@ -18,7 +18,7 @@ use super::args::{
     ListWebhooks, ScoreConversation, SessionShape,
 };
 use super::error::ToolError;
-use super::rest::{self, Answer, rest, rest_keyed, segment};
+use super::rest::{self, Answer, post_keyed, rest, segment};
 use super::score::score_off_runtime;
 use super::server::{Call, Undertone};
 use super::views;
@@ -285,18 +285,9 @@ impl Undertone {
         call: Call,
         Parameters(args): Parameters<Args<Keyed<IngestRequest>>>,
     ) -> Reply {
-        let keyed = args.0?;
-        let key = keyed.idempotency_key()?.map(str::to_owned);
-        let body = Value::Object(keyed.body.0);
-        rest_keyed(
-            call.backend.as_ref(),
-            Method::POST,
-            "/ingest",
-            Some(&body),
-            key.as_deref(),
-        )
-        .await
-        .map(Answer)
+        post_keyed(call.backend.as_ref(), "/ingest", args.0?)
+            .await
+            .map(Answer)
     }
 
     /// Compare two periods of events (e.g. before and after a model change) with
@@ -316,18 +307,9 @@ impl Undertone {
         call: Call,
         Parameters(args): Parameters<Args<Keyed<DriftRequest>>>,
     ) -> Reply {
-        let keyed = args.0?;
-        let key = keyed.idempotency_key()?.map(str::to_owned);
-        let body = Value::Object(keyed.body.0);
-        rest_keyed(
-            call.backend.as_ref(),
-            Method::POST,
-            "/drift",
-            Some(&body),
-            key.as_deref(),
-        )
-        .await
-        .map(Answer)
+        post_keyed(call.backend.as_ref(), "/drift", args.0?)
+            .await
+            .map(Answer)
     }
 
     /// Record that a new release of a deployment went live (model, prompt or build

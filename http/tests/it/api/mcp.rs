@@ -531,11 +531,11 @@ async fn a_bad_idempotency_key_is_a_validation_error_at_the_argument() {
         (json!("k".repeat(256)), rule.to_owned()),
         (
             json!(7),
-            "idempotency_key: must be a string, got a number".to_owned(),
+            "idempotency_key: must be a string, got number".to_owned(),
         ),
         (
             json!(["k"]),
-            "idempotency_key: must be a string, got an array".to_owned(),
+            "idempotency_key: must be a string, got array".to_owned(),
         ),
     ] {
         let (e, body) = tool(
