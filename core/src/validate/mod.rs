@@ -83,7 +83,7 @@ fn ingest<V: Input>(value: V, options: &Options) -> Result<IngestRequest> {
         return Err(c.into_error());
     };
     let [deployment_id, events, pipeline, webhook_url] =
-        split_fields(&mut c, fields, ROOT, &INGEST_FIELDS, |_| None);
+        split_fields(&mut c, fields, ROOT, &INGEST_FIELDS, idempotency_hint);
     let deployment_id = required_id(&mut c, deployment_id, ROOT.field("deployment_id"));
     let pipeline_path = ROOT.field("pipeline");
     let pipeline = match optional(pipeline) {
@@ -146,7 +146,7 @@ fn drift<V: Input>(value: V) -> Result<DriftRequest> {
         split_fields(&mut c, fields, ROOT, &DRIFT_FIELDS, |key| match key {
             "before_label" => Some("put the label in before.label"),
             "after_label" => Some("put the label in after.label"),
-            _ => None,
+            _ => idempotency_hint(key),
         });
     let before = period(&mut c, before, "before");
     let after = period(&mut c, after, "after");
@@ -297,6 +297,20 @@ fn event_from<V: Input>(c: &mut Collector, value: V, path: Path<'_>) -> Option<E
     };
     let fields = split_fields(c, fields, path, &EVENT_FIELDS, event_hint);
     event_fields(c, fields, path)
+}
+
+/// Advice for a top-level field of a request that names an idempotency key
+/// (`idempotency_key`, `Idempotency-Key`, `idempotencyKey`, or misspelt after its
+/// first seven letters): the key goes with the request, not in its body. Over MCP the
+/// tool's `idempotency_key` argument is taken out of the body first, so a misspelt
+/// argument arrives here too.
+fn idempotency_hint(key: &str) -> Option<&'static str> {
+    key.get(..7)
+        .is_some_and(|start| start.eq_ignore_ascii_case("idempot"))
+        .then_some(
+            "an idempotency key is not a body field: send it as the Idempotency-Key \
+             header, or as the idempotency_key argument of an MCP tool",
+        )
 }
 
 /// Advice for a field an event may not carry.

@@ -68,6 +68,21 @@ fn periods_are_required_and_event_paths_are_nested() {
 }
 
 #[test]
+fn an_idempotency_key_in_a_drift_body_is_pointed_to_the_header() {
+    let body = json!({"before": period(5), "after": period(5), "Idempotency-Key": "k-1"});
+    assert_eq!(
+        drift_violations(&body),
+        vec![(
+            "Idempotency-Key".to_owned(),
+            "unknown field; allowed fields are before, after, question, deployment_id \
+             (an idempotency key is not a body field: send it as the Idempotency-Key \
+             header, or as the idempotency_key argument of an MCP tool)"
+                .to_owned()
+        )]
+    );
+}
+
+#[test]
 fn question_must_not_be_blank() {
     let body = json!({"before": period(5), "after": period(5), "question": " "});
     assert_eq!(

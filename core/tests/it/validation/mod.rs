@@ -393,6 +393,33 @@ fn unknown_top_level_fields_are_rejected() {
 }
 
 #[test]
+fn an_idempotency_key_in_the_body_is_pointed_to_the_header() {
+    let allowed = "unknown field; allowed fields are deployment_id, events, pipeline, webhook_url";
+    let hint = " (an idempotency key is not a body field: send it as the Idempotency-Key \
+                header, or as the idempotency_key argument of an MCP tool)";
+    for key in [
+        "idempotency_key",
+        "Idempotency-Key",
+        "idempotencyKey",
+        "idempotency_kye",
+    ] {
+        let mut body = request_with(vec![event()]);
+        body[key] = json!("k-1");
+        assert_eq!(
+            violations(&body),
+            one(key, &format!("{allowed}{hint}")),
+            "{key}"
+        );
+    }
+    // Only a name that starts as the key's does: the rest are unknown fields, no more.
+    for key in ["idem", "key", "x_idempotency_key"] {
+        let mut body = request_with(vec![event()]);
+        body[key] = json!("k-1");
+        assert_eq!(violations(&body), one(key, allowed), "{key}");
+    }
+}
+
+#[test]
 fn unknown_event_fields_are_rejected() {
     assert_eq!(
         violations(&with_event_field("role", Some(json!("user")))),

@@ -552,3 +552,25 @@ async fn a_bad_idempotency_key_is_a_validation_error_at_the_argument() {
     let sessions = svc.get("/api/v1/sessions").await.json();
     assert_eq!(sessions["data"], json!([]));
 }
+
+#[tokio::test]
+async fn a_misspelt_idempotency_key_is_pointed_to_the_argument() {
+    let svc = Service::new().await;
+    let mut arguments = refund();
+    arguments["idempotency_kye"] = json!("k-1");
+    let (e, body) = tool(&svc, &svc.key, "ingest_conversation", arguments).await;
+    assert!(e, "{body}");
+    assert_eq!(body["error"]["code"], "VALIDATION_ERROR");
+    assert_eq!(
+        body["error"]["details"],
+        json!([{
+            "path": "idempotency_kye",
+            "message": "unknown field; allowed fields are deployment_id, events, pipeline, \
+                        webhook_url (an idempotency key is not a body field: send it as the \
+                        Idempotency-Key header, or as the idempotency_key argument of an MCP \
+                        tool)"
+        }])
+    );
+    let sessions = svc.get("/api/v1/sessions").await.json();
+    assert_eq!(sessions["data"], json!([]));
+}
