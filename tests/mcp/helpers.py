@@ -336,12 +336,15 @@ async def check_tool_lists(connect: Connect, server: Server) -> None:
 
 async def check_idempotent_ingest(connect: Connect, server: Server) -> None:
     """An ingest repeated with its `idempotency_key` (a retry after a lost answer) gets
-    the first answer again and stores nothing new; the key with another body is CONFLICT."""
+    the first answer again, marked `idempotent_replayed: true`, and stores nothing new;
+    the key with another body is CONFLICT."""
     key = f"retry-{uuid.uuid4()}"
     body = {**read_json(SUPPORT), "idempotency_key": key}
     async with connect(server.key) as client:
         first = await ok(client, "ingest_conversation", body)
+        assert "idempotent_replayed" not in first, first
         again = await ok(client, "ingest_conversation", body)
+        assert again.pop("idempotent_replayed", None) is True, again
         assert again == first, (first, again)
         other = {**body, "deployment_id": "another-bot"}
         error = await fails(client, "ingest_conversation", other, "CONFLICT")

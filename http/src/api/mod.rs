@@ -39,7 +39,7 @@ pub use auth::Precharged;
 pub(crate) use auth::{IDEMPOTENCY_KEY, charge, identify, set_quota};
 pub(crate) use body::too_large;
 use error::{ApiError, Code};
-pub(crate) use submit::{IDEMPOTENCY_KEY_MAX, check_idempotency_key};
+pub(crate) use submit::{IDEMPOTENCY_KEY_MAX, REPLAYED, check_idempotency_key};
 
 /// Largest request body accepted (DESIGN.md §2).
 pub const MAX_BODY_BYTES: usize = undertone_core::schema::limits::BODY_MAX_BYTES;

@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, header};
 use tower::ServiceExt;
 
-use crate::api::IDEMPOTENCY_KEY;
+use crate::api::{IDEMPOTENCY_KEY, REPLAYED};
 
 /// What a REST call answered.
 #[derive(Debug)]
@@ -20,6 +20,9 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// `Retry-After`, in seconds, when the answer had one.
     pub retry_after: Option<u64>,
+    /// Whether the answer repeats the one to an earlier request with the same
+    /// `Idempotency-Key` (`Idempotent-Replayed: true`).
+    pub replayed: bool,
 }
 
 /// A way to make REST calls with the caller's key.
@@ -98,6 +101,13 @@ pub enum BaseUrlError {
     Client(reqwest::Error),
 }
 
+/// Whether `Idempotent-Replayed: true` came with the answer.
+fn replayed(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get(REPLAYED)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"))
+}
+
 fn retry_after(headers: &axum::http::HeaderMap) -> Option<u64> {
     headers
         .get(header::RETRY_AFTER)
@@ -144,6 +154,7 @@ impl Backend for InProcess {
         };
         let status = response.status().as_u16();
         let retry_after = retry_after(response.headers());
+        let replayed = replayed(response.headers());
         let body = axum::body::to_bytes(response.into_body(), usize::MAX)
             .await
             .map_err(Unreachable::ReadLocal)?;
@@ -151,6 +162,7 @@ impl Backend for InProcess {
             status,
             body: body.to_vec(),
             retry_after,
+            replayed,
         })
     }
 }
@@ -242,6 +254,7 @@ impl Backend for Remote {
             });
         }
         let retry_after = retry_after(response.headers());
+        let replayed = replayed(response.headers());
         let body = response
             .bytes()
             .await
@@ -253,6 +266,7 @@ impl Backend for Remote {
             status,
             body: body.to_vec(),
             retry_after,
+            replayed,
         })
     }
 }

@@ -23,6 +23,10 @@ impl IntoContents for Answer {
     }
 }
 
+/// The field a tool's answer carries, `true`, when it repeats the answer to an earlier
+/// call with the same `idempotency_key` (absent otherwise).
+const REPLAYED_FIELD: &str = "idempotent_replayed";
+
 /// `id` as a path segment; `.` and `..` are refused (URL parsers would resolve them).
 pub fn segment(id: &str, field: &str) -> Result<String, ToolError> {
     if id.is_empty() || id == "." || id == ".." {
@@ -59,7 +63,7 @@ async fn rest_keyed(
         .map_err(|e| ToolError::new(Code::ServiceUnavailable, e.to_string()))?;
     let parsed: Option<Value> = serde_json::from_slice(&reply.body).ok();
     if (200..300).contains(&reply.status) {
-        return parsed.ok_or_else(|| {
+        let mut answer = parsed.ok_or_else(|| {
             ToolError::new(
                 Code::InternalError,
                 format!(
@@ -67,7 +71,13 @@ async fn rest_keyed(
                     reply.status
                 ),
             )
-        });
+        })?;
+        // What the REST answer says in its `Idempotent-Replayed` header, a tool's
+        // answer says in its JSON: this call started nothing.
+        if let (true, Value::Object(fields)) = (reply.replayed, &mut answer) {
+            fields.insert(REPLAYED_FIELD.into(), Value::Bool(true));
+        }
+        return Ok(answer);
     }
     let error = match parsed.as_ref().and_then(|v| v.get("error")) {
         Some(Value::Object(e)) => Value::Object(e.clone()),

@@ -272,7 +272,7 @@ impl Undertone {
     /// deployment_id, 1 to 5000 events in order (each {actor_id, content, timestamp (RFC
     /// 3339), conversation_id?, context?, metadata?}), optional pipeline (auto, support,
     /// reviews) and webhook_url; idempotency_key makes a retry safe (a repeat answers the
-    /// first call's result). Needs a read-write key.
+    /// first call's result, with idempotent_replayed: true). Needs a read-write key.
     #[tool(annotations(
         read_only_hint = false,
         destructive_hint = false,

@@ -461,6 +461,16 @@ fn keyed(mut arguments: Value, key: Value) -> Value {
     arguments
 }
 
+/// A repeated call's answer without its `idempotent_replayed: true`, which it must
+/// carry.
+fn replayed(mut answer: Value) -> Value {
+    let flag = answer
+        .as_object_mut()
+        .and_then(|a| a.remove("idempotent_replayed"));
+    assert_eq!(flag, Some(json!(true)), "{answer}");
+    answer
+}
+
 #[tokio::test]
 async fn an_idempotency_key_makes_ingest_and_drift_safe_to_repeat() {
     let svc = Service::new().await;
@@ -472,9 +482,10 @@ async fn an_idempotency_key_makes_ingest_and_drift_safe_to_repeat() {
     let ingest = keyed(refund(), json!("batch-7"));
     let (e, first) = tool(&svc, &key, "ingest_conversation", ingest.clone()).await;
     assert!(!e, "{first}");
+    assert_eq!(first.get("idempotent_replayed"), None, "{first}");
     let (e, again) = tool(&svc, &key, "ingest_conversation", ingest).await;
     assert!(!e, "{again}");
-    assert_eq!(again, first);
+    assert_eq!(replayed(again), first);
     // A retry whose arguments come in another order (a model writes them anew), the
     // key first, is the same call.
     let Value::Object(args) = keyed(refund(), json!("batch-7")) else {
@@ -488,7 +499,7 @@ async fn an_idempotency_key_makes_ingest_and_drift_safe_to_repeat() {
     )
     .await;
     assert!(!e, "{reordered}");
-    assert_eq!(reordered, first);
+    assert_eq!(replayed(reordered), first);
     let sessions = svc.get_as("/api/v1/sessions", Some(&key)).await.json();
     assert_eq!(
         sessions["data"].as_array().map(Vec::len),
@@ -510,9 +521,10 @@ async fn an_idempotency_key_makes_ingest_and_drift_safe_to_repeat() {
     let drift = keyed(super::drift_body(), json!("drift-1"));
     let (e, started) = tool(&svc, &key, "start_drift", drift.clone()).await;
     assert!(!e, "{started}");
+    assert_eq!(started.get("idempotent_replayed"), None, "{started}");
     let (e, repeated) = tool(&svc, &key, "start_drift", drift).await;
     assert!(!e, "{repeated}");
-    assert_eq!(repeated, started);
+    assert_eq!(replayed(repeated), started);
     let (e, refused) = tool(&svc, &key, "start_drift", super::drift_body()).await;
     assert!(e, "{refused}");
     assert_eq!(refused["error"]["code"], "RATE_LIMITED");
