@@ -295,7 +295,8 @@ impl Undertone {
     /// optional label; `question` puts the dimensions it names first. Returns
     /// {session_id, status: "received", poll_url}; then call get_drift with the
     /// session_id. Counts against the key's drift sessions per hour; idempotency_key
-    /// makes a retry safe. Needs a read-write key.
+    /// makes a retry safe (a repeat answers the first call's result, with
+    /// idempotent_replayed: true). Needs a read-write key.
     #[tool(annotations(
         read_only_hint = false,
         destructive_hint = false,
