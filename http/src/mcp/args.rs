@@ -203,13 +203,14 @@ impl<'de, T> Deserialize<'de> for Keyed<T> {
     }
 }
 
+/// [`Body`]'s schema, with the `idempotency_key` property added.
 impl<T: utoipa::ToSchema> JsonSchema for Keyed<T> {
     fn inline_schema() -> bool {
-        true
+        Body::<T>::inline_schema()
     }
 
     fn schema_name() -> Cow<'static, str> {
-        T::name()
+        Body::<T>::schema_name()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
