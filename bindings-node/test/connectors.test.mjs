@@ -209,7 +209,7 @@ test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
   wrongType(
     () => importConversations('chatgpt', chatgpt, { deployment: 'x' }),
     'deployment',
-    'is not an option here; expected one of deploymentId, mapping',
+    'unknown option; allowed options are deploymentId, mapping',
   )
 })
 

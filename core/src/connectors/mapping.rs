@@ -44,6 +44,7 @@ use serde_json::{Map, Value, json};
 use super::{Collected, File, Message, Role, documents, event, invalid, text};
 use crate::error::Result;
 use crate::schema::HUMAN_AGENT;
+use crate::validate::wording::{self, Reworded};
 use crate::validate::{parse_timestamp, type_name};
 
 /// How a JSON payload maps onto events; see the module documentation.
@@ -95,10 +96,31 @@ impl Mapping {
     /// Reads a mapping document; errors name the file and the field.
     pub fn parse(file: &File<'_>) -> Result<Self> {
         let doc: Document = serde_json::from_slice(file.content()).map_err(|e| {
-            invalid(
-                file.name,
-                format!("is not a mapping document: {e}; see docs/connectors.md"),
-            )
+            // A key that is unknown or missing is named as a field of the file, in the
+            // words core uses for a request's fields; anything else is serde's.
+            let said = e.to_string();
+            let said = said
+                .strip_suffix(&format!(" at line {} column {}", e.line(), e.column()))
+                .unwrap_or(&said);
+            match wording::reword(said, "field") {
+                Some(Reworded {
+                    unknown: Some(key),
+                    message,
+                    ..
+                })
+                | Some(Reworded {
+                    field: Some(key),
+                    message,
+                    ..
+                }) => invalid(
+                    &format!("{}.{key}", file.name),
+                    format!("{message}; see docs/connectors.md"),
+                ),
+                _ => invalid(
+                    file.name,
+                    format!("is not a mapping document: {e}; see docs/connectors.md"),
+                ),
+            }
         })?;
         let field = |key: &str| format!("{}.{key}", file.name);
         let pointers = [

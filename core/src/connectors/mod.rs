@@ -87,7 +87,7 @@ impl Format {
             )),
             other => Err(invalid(
                 path,
-                format!("must be one of {}; got {other:?}", Self::NAMES.join(", ")),
+                crate::validate::wording::not_one_of(&Self::NAMES, other),
             )),
         }
     }

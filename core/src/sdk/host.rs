@@ -16,7 +16,7 @@ use super::{DeploymentId, DriftOptions, InputFormat, ScoreOptions, Source, View,
 use crate::connectors::File;
 use crate::error::{Error, Result, Violation};
 use crate::signature::{DEFAULT_TOLERANCE_SECS, verify_headers};
-use crate::validate::type_name;
+use crate::validate::{type_name, wording};
 
 /// How a binding's language spells option names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,11 +235,8 @@ pub fn read<T: Options>(value: Value, naming: Naming) -> Result<T> {
         let known = T::FIELDS.iter().find(|f| Some(f.name) == field.as_deref());
         let (Some(field), Some(&Field { kind, .. })) = (field, known) else {
             let known: Vec<String> = T::FIELDS.iter().map(|f| naming.spell(f.name)).collect();
-            let message = format!(
-                "is not an option here; expected one of {}",
-                known.join(", ")
-            );
-            violations.push(Violation::new(key, message));
+            let known: Vec<&str> = known.iter().map(String::as_str).collect();
+            violations.push(Violation::new(key, wording::unknown("option", &known)));
             continue;
         };
         match (kind, value) {
@@ -644,7 +641,7 @@ mod tests {
                 ("view".into(), "must be a string, got number".into()),
                 (
                     "deploymentID".into(),
-                    "is not an option here; expected one of deploymentId, pipeline, view, format"
+                    "unknown option; allowed options are deploymentId, pipeline, view, format"
                         .into()
                 ),
             ]

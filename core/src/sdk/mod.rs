@@ -66,7 +66,7 @@ impl InputFormat {
             "jsonl" => Ok(Self::Jsonl),
             other => Err(invalid(
                 path,
-                format!("must be one of auto, json, jsonl; got {other:?}"),
+                validate::wording::not_one_of(&["auto", "json", "jsonl"], other),
             )),
         }
     }
@@ -274,7 +274,7 @@ impl View {
             "turns" => Ok(Self::Turns),
             other => Err(invalid(
                 path,
-                format!("must be one of full, condensed, turns; got {other:?}"),
+                validate::wording::not_one_of(&["full", "condensed", "turns"], other),
             )),
         }
     }

@@ -264,7 +264,7 @@ pub(crate) fn unknown_field(
     allowed: &[&str],
     hint: impl Fn(&str) -> Option<&'static str>,
 ) {
-    let mut message = format!("unknown field; allowed fields are {}", allowed.join(", "));
+    let mut message = super::wording::unknown("field", allowed);
     if let Some(h) = hint(key) {
         message.push_str(" (");
         message.push_str(h);
@@ -281,7 +281,7 @@ pub(crate) fn optional<V: Input>(field: Option<V>) -> Option<V> {
 /// A required field; reports `is required` when it is absent.
 pub(crate) fn required<V>(c: &mut Collector, field: Option<V>, path: Path<'_>) -> Option<V> {
     if field.is_none() {
-        c.push(path, "is required");
+        c.push(path, super::wording::REQUIRED);
     }
     field
 }

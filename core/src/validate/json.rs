@@ -58,7 +58,7 @@ const NESTING_LIMIT: usize = 128;
 
 /// The error of a key given twice in one object.
 pub(super) fn repeated<E: de::Error>(key: &str) -> E {
-    E::custom(format_args!("the key {key:?} is given twice in one object"))
+    E::custom(super::wording::given_twice("field", key))
 }
 
 /// Reads one JSON value as serde_json's own visitor for [`Value`] does, objects checked

@@ -8,6 +8,7 @@ mod fields;
 mod json;
 mod json_lines;
 mod webhook_url;
+pub mod wording;
 
 pub use fields::type_name;
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
@@ -22,7 +23,7 @@ use crate::error::{Error, Result, Violation};
 use crate::schema::{DriftRequest, Event, IngestRequest, Period, Pipeline, limits};
 use fields::{
     Collector, Input, Path, ROOT, as_str, check_content, check_conversation_id, check_id,
-    check_metadata, check_timestamp, count_message, optional, optional_checked, optional_id, quote,
+    check_metadata, check_timestamp, count_message, optional, optional_checked, optional_id,
     required, required_id, split_fields, string,
 };
 
@@ -93,7 +94,7 @@ fn ingest<V: Input>(value: V, options: &Options) -> Result<IngestRequest> {
             if parsed.is_none() {
                 c.push(
                     pipeline_path,
-                    format!("must be one of auto, support, reviews; got {}", quote(s)),
+                    wording::not_one_of(&["auto", "support", "reviews"], s),
                 );
             }
             parsed

@@ -11,6 +11,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
+use undertone_core::validate::wording;
 
 use super::MAX_BODY_BYTES;
 use super::error::{ApiError, Code};
@@ -92,8 +93,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 }
 
 /// Parses a JSON body into `T`. A body that does not fit is 400 `VALIDATION_ERROR`
-/// with one violation where it went wrong (`after`: ``missing field `to` ``), `body`
-/// when that is the body as a whole, as core's validator reports.
+/// with one violation where it went wrong (`after.to`: `is required`), `body` when
+/// that is the body as a whole, in core's words where core has words for the mistake
+/// ([`in_core_words`]).
 pub(super) fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     // Serde would also read a struct from an array of its fields in order
     // (`["https://…", ["intelligence.ready"]]`), and name the Rust type when that
@@ -128,9 +130,34 @@ fn invalid(path: &str, e: &serde_json::Error) -> ApiError {
     if e.line() > 0 && message.ends_with(&at) {
         message.truncate(message.len() - at.len());
     }
-    ApiError::from(undertone_core::Error::Validation(vec![
-        undertone_core::Violation::new(path, message),
-    ]))
+    ApiError::from(undertone_core::Error::Validation(vec![in_core_words(
+        path, message, "field",
+    )]))
+}
+
+/// A violation of a serde reader at `path` (`body`, or a field path, as
+/// `serde_path_to_error` writes it), in the words core's validator uses for the same
+/// mistake where it has words for it (an unknown field, or `kind`: an unknown query
+/// parameter; a value that is not one of those allowed; a missing field, reported at
+/// the field itself), else as serde wrote it.
+pub(crate) fn in_core_words(path: &str, message: String, kind: &str) -> undertone_core::Violation {
+    match wording::reword(&message, kind) {
+        Some(r) => {
+            let path = match (r.field, path) {
+                (Some(field), "body" | "query" | "arguments") => field,
+                (Some(field), parent) => format!("{parent}.{field}"),
+                (None, path) => path.to_owned(),
+            };
+            // A key with no name has no path of its own to name it.
+            let message = if r.unknown.as_deref() == Some("") {
+                format!("{} (this one has an empty name)", r.message)
+            } else {
+                r.message
+            };
+            undertone_core::Violation::new(path, message)
+        }
+        None => undertone_core::Violation::new(path, message),
+    }
 }
 
 /// The error of a body over `limit` bytes (DESIGN.md §2: 400, not 413), in the words
@@ -219,9 +246,11 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for QueryPa
                     path
                 };
                 let what = e.into_inner().to_string();
-                ApiError::from(undertone_core::Error::Validation(vec![
-                    undertone_core::Violation::new(&path, what),
-                ]))
+                ApiError::from(undertone_core::Error::Validation(vec![in_core_words(
+                    &path,
+                    what,
+                    "parameter",
+                )]))
             })
     }
 }

@@ -21,17 +21,22 @@ use undertone_core::validate::type_name;
 
 use super::error::ToolError;
 use crate::api::error::Code;
-use crate::api::{IDEMPOTENCY_KEY_MAX, check_idempotency_key};
+use crate::api::{IDEMPOTENCY_KEY_MAX, check_idempotency_key, in_core_words};
 
 /// A tool's arguments, or why they do not fit its type: a malformed call is a tool
-/// result with `VALIDATION_ERROR`, as a REST body would be, not a protocol error.
+/// result with `VALIDATION_ERROR`, as a REST body would be, not a protocol error. The
+/// violation names the argument (`arguments` when it is about them all), in the words
+/// of a REST body's ([`in_core_words`]).
 pub struct Args<T>(pub Result<T, ToolError>);
 
 impl<'de, T: DeserializeOwned> Deserialize<'de> for Args<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        Ok(Args(serde_json::from_value(value).map_err(|e| {
-            ToolError::new(Code::ValidationError, format!("arguments: {e}"))
+        Ok(Args(serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { "arguments" } else { &path };
+            let v = in_core_words(path, e.into_inner().to_string(), "field");
+            ToolError::new(Code::ValidationError, format!("{}: {}", v.path, v.message))
         })))
     }
 }

@@ -37,13 +37,14 @@ fn mapping_documents_that_cannot_work_are_refused_naming_the_field() {
         ),
         (
             with(base.clone(), json!({"content": null, "contnet": "/t"})).to_string(),
-            "m.json",
-            "is not a mapping document: unknown field `contnet`",
+            "m.json.contnet",
+            "unknown field; allowed fields are records, messages, conversation, role, \
+             content, timestamp, actor, timestamp_unit, roles, metadata; see docs/connectors.md",
         ),
         (
             with(base.clone(), json!({"timestamp": null})).to_string(),
-            "m.json",
-            "is not a mapping document: missing field `timestamp`",
+            "m.json.timestamp",
+            "is required; see docs/connectors.md",
         ),
         (
             with(base.clone(), json!({"content": "text"})).to_string(),

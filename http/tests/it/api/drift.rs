@@ -317,8 +317,19 @@ async fn a_date_range_drift_refuses_bad_ranges_before_queueing() {
     let shapeless = [
         (
             json!({"before": range("2026-11-02T00:00:00Z", "2026-11-09T00:00:00Z"), "after": {"from": "2026-11-09T00:00:00Z"}}),
-            "after",
-            "missing field `to`",
+            "after.to",
+            "is required",
+        ),
+        // An unknown field, in the words core uses for an ingest or drift body's.
+        (
+            json!({"before": range("2026-11-02T00:00:00Z", "2026-11-09T00:00:00Z"), "after": range("2026-11-09T00:00:00Z", "2026-11-16T00:00:00Z"), "idempotency_key": "k-1"}),
+            "idempotency_key",
+            "unknown field; allowed fields are before, after, question",
+        ),
+        (
+            json!({"before": {"from": "2026-11-02T00:00:00Z", "to": "2026-11-09T00:00:00Z", "name": "x"}, "after": range("2026-11-09T00:00:00Z", "2026-11-16T00:00:00Z")}),
+            "before.name",
+            "unknown field; allowed fields are label, from, to",
         ),
         (
             json!({"before": {"from": 7, "to": "2026-11-09T00:00:00Z"}, "after": range("2026-11-09T00:00:00Z", "2026-11-16T00:00:00Z")}),

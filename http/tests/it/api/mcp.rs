@@ -257,21 +257,37 @@ async fn ingest_then_get_session_gives_the_scores_of_local_scoring() {
     assert!(e);
     assert_eq!(missing["error"]["code"], "NOT_FOUND");
     // Unknown arguments are refused, not ignored.
+    // Unknown, missing and mistyped arguments are named as a REST body's fields are,
+    // in the same words.
     let (e, bad) = tool(&svc, &svc.key, "get_session", json!({"session": id})).await;
     assert!(e);
-    assert_eq!(bad["error"]["code"], "VALIDATION_ERROR");
-    // An argument of the wrong type names its violation in `details`, as REST does.
+    assert_eq!(
+        bad["error"],
+        json!({"code": "VALIDATION_ERROR",
+               "message": "session: unknown field; allowed fields are session_id, view",
+               "details": [{"path": "session",
+                            "message": "unknown field; allowed fields are session_id, view"}]})
+    );
+    let (e, bad) = tool(&svc, &svc.key, "get_session", json!({"view": "condensed"})).await;
+    assert!(e);
+    assert_eq!(
+        bad["error"]["details"],
+        json!([{"path": "session_id", "message": "is required"}])
+    );
+    let args = json!({"session_id": id, "view": "everything"});
+    let (e, bad) = tool(&svc, &svc.key, "get_session", args).await;
+    assert!(e);
+    assert_eq!(
+        bad["error"]["details"],
+        json!([{"path": "view",
+                "message": "must be one of summary, condensed, full; got \"everything\""}])
+    );
     let args = json!({"session_id": id, "event_index": "x", "dimension": "frustration_buildup"});
     let (e, bad) = tool(&svc, &svc.key, "explain_score", args).await;
     assert!(e);
-    let message = bad["error"]["message"].as_str().expect("a message");
-    assert!(
-        message.starts_with("arguments: invalid type: string \"x\""),
-        "{bad}"
-    );
     assert_eq!(
         bad["error"]["details"],
-        json!([{"path": "arguments", "message": message.strip_prefix("arguments: ").unwrap()}])
+        json!([{"path": "event_index", "message": "invalid type: string \"x\", expected u64"}])
     );
 }
 

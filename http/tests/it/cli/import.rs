@@ -190,9 +190,8 @@ fn errors_name_the_file_the_position_and_what_was_expected() {
     assert_eq!(
         out.stderr,
         format!(
-            "error: {m} breaks the input contract (VALIDATION_ERROR, 1 problem):\n  {m}: is not \
-             a mapping document: missing field `conversation` at line 1 column 14; see \
-             docs/connectors.md\n"
+            "error: {m} breaks the input contract (VALIDATION_ERROR, 1 problem):\n  \
+             {m}.conversation: is required; see docs/connectors.md\n"
         )
     );
 

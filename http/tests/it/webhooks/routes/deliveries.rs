@@ -157,7 +157,10 @@ async fn bad_paging_parameters_are_400() {
         let got = assert_error(&reply, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
         match message {
             Some(m) => assert_eq!(got, m, "{query}"),
-            None => assert_eq!(got, "query: duplicate field `limit`", "{query}"),
+            None => assert_eq!(
+                got, "query: the parameter \"limit\" is given twice",
+                "{query}"
+            ),
         }
     }
     let ok = page(&svc, &hook, "?limit=100").await;

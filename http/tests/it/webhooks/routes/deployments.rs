@@ -117,7 +117,7 @@ async fn deploy_bodies_are_checked() {
         ),
         (
             json!({"release": "r1", "model": "x"}),
-            "model: unknown field `model`",
+            "model: unknown field; allowed fields are release, description, deployed_at",
         ),
         // Serde would read a struct from an array of its fields in order.
         (json!(["r1"]), "body: must be a JSON object, got array"),

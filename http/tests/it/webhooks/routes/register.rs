@@ -182,32 +182,32 @@ async fn event_kind_lists_and_bodies_are_validated() {
         ),
         (
             json!({"url": url, "events": ["session.created"]}),
-            Err("events[0]: unknown variant `session.created`"),
+            Ok(
+                "events[0]: must be one of intelligence.ready, layer_z_threshold_crossed, \
+                anomaly_detected, uhr_generated, outcome_shift_detected; got \"session.created\"",
+            ),
         ),
         (
             json!({"url": url, "events": ["webhook.test"]}),
-            Err("events[0]: unknown variant"),
+            Err("events[0]: must be one of intelligence.ready, "),
         ),
         (
             json!({"url": url, "events": ["UHR_GENERATED"]}),
-            Err("events[0]: unknown variant"),
+            Err("events[0]: must be one of intelligence.ready, "),
         ),
         (
             json!({"url": url, "events": "uhr_generated"}),
             Err("events: invalid type"),
         ),
-        (json!({"url": url}), Err("body: missing field `events`")),
-        (
-            json!({"events": ["uhr_generated"]}),
-            Err("body: missing field `url`"),
-        ),
+        (json!({"url": url}), Ok("events: is required")),
+        (json!({"events": ["uhr_generated"]}), Ok("url: is required")),
         (
             json!({"url": url, "events": ["uhr_generated"], "secret": "whsec_mine"}),
-            Err("secret: unknown field `secret`"),
+            Ok("secret: unknown field; allowed fields are url, events"),
         ),
         (
             json!({"url": url, "events": ["uhr_generated"], "active": true}),
-            Err("active: unknown field `active`"),
+            Ok("active: unknown field; allowed fields are url, events"),
         ),
         // Serde would read a struct from an array of its fields in order, and name
         // the Rust type when it cannot.
