@@ -25,7 +25,7 @@ mod webhooks;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::{StatusCode, header};
+use axum::http::{StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
@@ -77,8 +77,16 @@ fn routes(
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", api)
 }
 
-async fn not_found() -> ApiError {
-    ApiError::new(Code::NotFound, "no such route; the API lives under /api/v1")
+/// No route has this path: outside `/api/v1`, say where the API is; inside it, where
+/// its routes are listed (the path itself was right up to the version).
+async fn not_found(uri: Uri) -> ApiError {
+    let path = uri.path();
+    let message = if path == "/api/v1" || path.starts_with("/api/v1/") {
+        "no such route; GET /api/v1/openapi lists every route"
+    } else {
+        "no such route; the API lives under /api/v1"
+    };
+    ApiError::new(Code::NotFound, message)
 }
 
 /// Gives axum's own bodyless answers (405 from a method router) the error envelope.

@@ -224,14 +224,24 @@ async fn json_with_parameters_or_a_json_suffix_is_accepted() {
 #[tokio::test]
 async fn an_unknown_route_is_404_with_or_without_a_key() {
     let svc = Service::new().await;
-    for path in ["/nope", "/api/v1/nope", "/api/v2/ingest", "/"] {
+    // Outside the API, where it is; inside it, where its routes are listed.
+    let in_api = "no such route; GET /api/v1/openapi lists every route";
+    for (path, message) in [
+        ("/nope", NOT_A_ROUTE),
+        ("/api/v2/ingest", NOT_A_ROUTE),
+        ("/", NOT_A_ROUTE),
+        ("/api/v1x", NOT_A_ROUTE),
+        ("/api/v1/nope", in_api),
+        ("/api/v1", in_api),
+        ("/api/v1/sessions/s_1", in_api),
+    ] {
         let anonymous = svc.get_as(path, None).await;
-        assert_error(&anonymous, StatusCode::NOT_FOUND, "NOT_FOUND", NOT_A_ROUTE);
+        assert_error(&anonymous, StatusCode::NOT_FOUND, "NOT_FOUND", message);
         assert_no_quota(&anonymous);
         let keyed = svc.get(path).await;
-        assert_error(&keyed, StatusCode::NOT_FOUND, "NOT_FOUND", NOT_A_ROUTE);
+        assert_error(&keyed, StatusCode::NOT_FOUND, "NOT_FOUND", message);
         let posted = svc.post(path, &refund()).await;
-        assert_error(&posted, StatusCode::NOT_FOUND, "NOT_FOUND", NOT_A_ROUTE);
+        assert_error(&posted, StatusCode::NOT_FOUND, "NOT_FOUND", message);
     }
 }
 
