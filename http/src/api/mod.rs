@@ -22,14 +22,19 @@ mod sessions;
 mod submit;
 mod webhooks;
 
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::{DefaultBodyLimit, FromRequestParts, MatchedPath, Request};
 use axum::http::{StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::path::ParameterIn;
 use utoipa_axum::router::OpenApiRouter;
 
 pub use crate::state::{AppState, Config, Handoff};
@@ -72,9 +77,71 @@ fn routes(
         .merge(drift::router())
         .merge(webhooks::router())
         .merge(deployments::router())
-        .merge(key::router());
-    let api = guard(keyed).merge(openapi::router()).merge(meta::router());
+        .merge(key::router())
+        .route_layer(middleware::from_fn(refuse_undeclared_query));
+    let open = OpenApiRouter::new()
+        .merge(openapi::router())
+        .merge(meta::router())
+        .route_layer(middleware::from_fn(refuse_undeclared_query));
+    let api = guard(keyed).merge(open);
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", api)
+}
+
+/// The operations whose OpenAPI description declares no query parameter, as `(method,
+/// routed path)` (`("GET", "/api/v1/key")`; a `HEAD` is routed as its `GET`).
+static QUERYLESS: LazyLock<HashSet<(String, String)>> = LazyLock::new(|| {
+    let doc = routes(|keyed| keyed).into_openapi();
+    let mut out = HashSet::new();
+    for (path, item) in &doc.paths.paths {
+        let operations = [
+            ("GET", &item.get),
+            ("POST", &item.post),
+            ("PUT", &item.put),
+            ("PATCH", &item.patch),
+            ("DELETE", &item.delete),
+        ];
+        for (method, operation) in operations {
+            let Some(operation) = operation else { continue };
+            let takes_query = operation
+                .parameters
+                .iter()
+                .flatten()
+                .any(|p| matches!(p, RefOr::T(p) if p.parameter_in == ParameterIn::Query));
+            if !takes_query {
+                out.insert((method.to_owned(), path.clone()));
+            }
+        }
+    }
+    out
+});
+
+/// A route that takes no query parameter refuses any, as one that takes some refuses
+/// those it does not (`pipeline: unknown parameter; no parameters are allowed`): a
+/// parameter sent where the API has none (`POST /ingest?pipeline=support`) would
+/// otherwise be ignored without a word. Which routes take none is read from the
+/// OpenAPI document, which declares every route's parameters.
+async fn refuse_undeclared_query(request: Request, next: Next) -> Response {
+    let method = match request.method().as_str() {
+        "HEAD" => "GET",
+        m => m,
+    };
+    let refuses = request.uri().query().is_some_and(|q| !q.is_empty())
+        && request
+            .extensions()
+            .get::<MatchedPath>()
+            .is_some_and(|p| QUERYLESS.contains(&(method.to_owned(), p.as_str().to_owned())));
+    if !refuses {
+        return next.run(request).await;
+    }
+    /// The parameters of a route that takes none.
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct NoParameters {}
+    let (mut parts, body) = request.into_parts();
+    match body::QueryParams::<NoParameters>::from_request_parts(&mut parts, &()).await {
+        Ok(_) => next.run(Request::from_parts(parts, body)).await,
+        Err(e) => e.into_response(),
+    }
 }
 
 /// No route has this path: outside `/api/v1`, say where the API is; inside it, where

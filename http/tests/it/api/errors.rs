@@ -464,3 +464,64 @@ async fn a_wrong_method_on_a_keyless_route_is_405_with_allow() {
         assert_no_quota(&reply);
     }
 }
+
+#[tokio::test]
+async fn every_route_refuses_a_query_parameter_it_does_not_declare() {
+    let svc = Service::new().await;
+    // Every operation of the OpenAPI document, with the query parameters it declares.
+    let doc: serde_json::Value = svc.get_as("/api/v1/openapi", None).await.json();
+    let mut routes = 0;
+    for (path, operations) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in operations.as_object().expect("operations") {
+            let declared: Vec<&str> = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .map(|p| p["name"].as_str().expect("a name"))
+                .collect();
+            // Path parameters filled in with any id: the query is read first.
+            let uri = format!("{}?colour=blue", path.replace(['{', '}'], ""));
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
+            let key = (path != "/api/v1/openapi" && path != "/api/v1/healthz").then_some(&svc.key);
+            let reply = svc
+                .send(request(
+                    method.clone(),
+                    &uri,
+                    key.map(String::as_str),
+                    Some("application/json"),
+                    Body::from("{}"),
+                ))
+                .await;
+            let message = if declared.is_empty() {
+                "unknown parameter; no parameters are allowed".to_owned()
+            } else {
+                format!(
+                    "unknown parameter; allowed parameters are {}",
+                    declared.join(", ")
+                )
+            };
+            assert_error_with(
+                &reply,
+                StatusCode::BAD_REQUEST,
+                json!({
+                    "code": "VALIDATION_ERROR",
+                    "message": format!("colour: {message}"),
+                    "details": [{"path": "colour", "message": message}],
+                }),
+            );
+            // Without a key, the key is what is wrong.
+            if key.is_some() {
+                let anonymous = svc
+                    .send(request(method, &uri, None, None, Body::empty()))
+                    .await;
+                assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "{uri}");
+            }
+            routes += 1;
+        }
+    }
+    assert!(routes >= 23, "{routes}");
+    // An empty query string is no parameter.
+    let reply = svc.get("/api/v1/key?").await;
+    assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+}
