@@ -1,7 +1,7 @@
 //! The listening socket: HTTP/1 and HTTP/2 connections with a deadline on the request
-//! head (a client that sends its headers slower than that is disconnected, so a
-//! slowloris cannot hold connections open), and a graceful stop that lets requests in
-//! flight finish.
+//! head and on a new connection's first byte (a client that sends its headers slower
+//! than that, or nothing at all, is disconnected, so a slowloris cannot hold
+//! connections open), and a graceful stop that lets requests in flight finish.
 
 use std::future::Future;
 use std::time::Duration;
@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 
 /// Serves `app` on `listener` until `shutdown` completes, then waits for the requests
 /// in flight. A client that takes longer than `header_read_timeout` to send a request's
-/// head (line and headers) is disconnected.
+/// head (line and headers), or a new connection's first byte, is disconnected.
 pub async fn serve(
     listener: TcpListener,
     app: Router,
@@ -43,13 +43,25 @@ pub async fn serve(
                     }
                 };
                 let _ = stream.set_nodelay(true);
+                let (builder, watcher) = (builder.clone(), graceful.watcher());
                 let service = TowerToHyperService::new(app.clone());
-                let connection = builder
-                    .serve_connection_with_upgrades(TokioIo::new(stream), service)
-                    .into_owned();
-                let connection = graceful.watch(connection);
                 tokio::spawn(async move {
-                    if let Err(e) = connection.await {
+                    // Until its first byte a connection is in no protocol's hands (that
+                    // byte tells HTTP/1 from HTTP/2), so no head deadline runs yet: a
+                    // client that connects and sends nothing gets the same deadline
+                    // for that byte, or it could hold a socket, and enough of them
+                    // every file descriptor, for as long as it likes.
+                    // (`peek`, not `readable`: readiness can be reported without a
+                    // byte, and the byte stays for the protocol to read.)
+                    let mut first = [0];
+                    let peeked = tokio::time::timeout(header_read_timeout, stream.peek(&mut first));
+                    if !matches!(peeked.await, Ok(Ok(1))) {
+                        return;
+                    }
+                    let connection = builder
+                        .serve_connection_with_upgrades(TokioIo::new(stream), service)
+                        .into_owned();
+                    if let Err(e) = watcher.watch(connection).await {
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                 });

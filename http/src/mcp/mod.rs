@@ -138,8 +138,21 @@ async fn keys_once(request: Request, next: Next) -> Response {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await else {
-        return crate::api::too_large(None, MAX_MESSAGE_BYTES).into_response();
+    let bytes = match axum::body::to_bytes(body, MAX_MESSAGE_BYTES).await {
+        Ok(bytes) => bytes,
+        // Over the limit, or not read at all (stalled past the body timeout, cut off):
+        // each said as a REST body's would be.
+        Err(e) => {
+            let e = e.into_inner();
+            if e.is::<http_body_util::LengthLimitError>() {
+                return crate::api::too_large(None, MAX_MESSAGE_BYTES).into_response();
+            }
+            return ApiError::new(
+                Code::ValidationError,
+                format!("body: the request body could not be read: {e}"),
+            )
+            .into_response();
+        }
     };
     // Text that is not UTF-8 or not JSON is the SDK's to refuse, as before.
     if let Some(repeated) = std::str::from_utf8(&bytes)

@@ -68,6 +68,39 @@ fn a_client_slower_than_the_header_timeout_is_disconnected() {
 }
 
 #[test]
+fn a_client_that_sends_nothing_is_disconnected_after_the_header_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--header-timeout", "1"]);
+    // Connections that never send a byte: each is closed after about a second, not
+    // held until the client lets go (enough of them would take every descriptor).
+    let started = Instant::now();
+    let mut silent: Vec<TcpStream> = (0..20).map(|_| send_head(&server, "")).collect();
+    for stream in &mut silent {
+        assert_eq!(read_all(stream), "");
+    }
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+    // A connection kept alive after an answer is closed the same way once idle.
+    let mut idle = send_head(
+        &server,
+        &format!(
+            "GET /api/v1/healthz HTTP/1.1\r\nHost: {}\r\n\r\n",
+            server.addr
+        ),
+    );
+    let started = Instant::now();
+    let answer = read_all(&mut idle);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let ok = request(server.addr, "GET", "/api/v1/key", &key, None);
+    assert_eq!(ok.status, 200);
+    server.assert_no_panic();
+}
+
+#[test]
 fn a_stalled_body_fails_after_the_body_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let (server, key) = start(&dir, &["--body-timeout", "1"]);
@@ -83,6 +116,22 @@ fn a_stalled_body_fails_after_the_body_timeout() {
         "{answer}"
     );
     assert!(started.elapsed() < Duration::from_secs(10));
+    // An MCP message that stalls says the same, not that it was too large.
+    let mut stalled = send_head(
+        &server,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {key}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: 100\r\nConnection: close\r\n\r\n{{",
+            server.addr
+        ),
+    );
+    let answer = read_all(&mut stalled);
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(
+        answer.contains("body: the request body could not be read"),
+        "{answer}"
+    );
     server.assert_no_panic();
 }
 
