@@ -464,7 +464,7 @@ pub(crate) fn check_timestamp(c: &mut Collector, s: &str, path: Path<'_>) -> Opt
 
 /// Why a text is not a timestamp of the input contract; its message quotes the text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum TimestampError {
+pub enum TimestampError {
     /// A valid date and time without a UTC offset.
     #[error("{0} has no UTC offset; add Z or an offset such as +01:00, e.g. 2026-11-21T09:30:00Z")]
     NoOffset(String),
@@ -479,8 +479,10 @@ pub(crate) enum TimestampError {
     NotRfc3339(String),
 }
 
-/// An RFC 3339 timestamp with an offset, in UTC; the error says what is wrong with it.
-pub(crate) fn parse_timestamp(s: &str) -> Result<DateTime<Utc>, TimestampError> {
+/// An RFC 3339 timestamp with an offset, in UTC, by the input contract's rules (a leap
+/// second only at 23:59:60, the years 0000 to 9999 once in UTC, so that every
+/// normalised timestamp is valid RFC 3339 again); the error says what is wrong with it.
+pub fn parse_timestamp(s: &str) -> Result<DateTime<Utc>, TimestampError> {
     match DateTime::parse_from_rfc3339(s) {
         Ok(t) => {
             let t = t.with_timezone(&Utc);

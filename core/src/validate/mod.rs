@@ -12,7 +12,7 @@ pub mod wording;
 
 pub use fields::type_name;
 pub use fields::{AUTO_ID_PREFIX, MAX_LISTED_VIOLATIONS};
-pub(crate) use fields::{TimestampError, parse_timestamp};
+pub use fields::{TimestampError, parse_timestamp};
 pub use json_lines::ingest_request_json_lines;
 use webhook_url::check_webhook_url;
 pub use webhook_url::webhook_url;

@@ -92,17 +92,18 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
-/// Parses a JSON body into `T`. A body that does not fit is 400 `VALIDATION_ERROR`
-/// with one violation where it went wrong (`after.to`: `is required`), `body` when
-/// that is the body as a whole, in core's words where core has words for the mistake
-/// ([`in_core_words`]).
+/// Parses a JSON body into `T`. The text is read as an ingest body is
+/// (`undertone_core::validate::parse_body`: UTF-8, a leading byte order mark ignored,
+/// a key given twice refused, the same messages for what is not JSON); then a body
+/// that does not fit `T` is 400 `VALIDATION_ERROR` with one violation where it went
+/// wrong (`after.to`: `is required`), `body` when that is the body as a whole, in
+/// core's words where core has words for the mistake ([`in_core_words`]).
 pub(super) fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let value = undertone_core::validate::parse_body(bytes)?;
     // Serde would also read a struct from an array of its fields in order
     // (`["https://…", ["intelligence.ready"]]`), and name the Rust type when that
     // fails; the body is an object, as the OpenAPI document says.
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
-        && !value.is_object()
-    {
+    if !value.is_object() {
         return Err(ApiError::from(undertone_core::Error::Validation(vec![
             undertone_core::Violation::new(
                 "body",
@@ -113,26 +114,15 @@ pub(super) fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             ),
         ])));
     }
-    let mut reader = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
+    serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        invalid(if path == "." { "body" } else { &path }, e.inner())
-    })?;
-    reader.end().map_err(|e| invalid("body", &e))?;
-    Ok(value)
-}
-
-/// One violation at `path`: serde's message without its position in the text, which
-/// the path already locates.
-fn invalid(path: &str, e: &serde_json::Error) -> ApiError {
-    let mut message = e.to_string();
-    let at = format!(" at line {} column {}", e.line(), e.column());
-    if e.line() > 0 && message.ends_with(&at) {
-        message.truncate(message.len() - at.len());
-    }
-    ApiError::from(undertone_core::Error::Validation(vec![in_core_words(
-        path, message, "field",
-    )]))
+        let path = if path == "." { "body" } else { &path };
+        ApiError::from(undertone_core::Error::Validation(vec![in_core_words(
+            path,
+            e.into_inner().to_string(),
+            "field",
+        )]))
+    })
 }
 
 /// A violation of a serde reader at `path` (`body`, or a field path, as
@@ -298,15 +288,10 @@ pub(super) fn from_one_to(
         })
 }
 
-/// A time field of a request body, RFC 3339 with an offset, in UTC; the error names
-/// `path`.
+/// A time field of a request body, in UTC, read by the rules and with the messages of
+/// an event's `timestamp` (`undertone_core::validate::parse_timestamp`); the error
+/// names `path`.
 pub(super) fn time_field(path: &str, text: &str) -> Result<DateTime<Utc>, ApiError> {
-    DateTime::parse_from_rfc3339(text)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| {
-            ApiError::new(
-                Code::ValidationError,
-                format!("{path}: must be an RFC 3339 time with an offset ({e})"),
-            )
-        })
+    undertone_core::validate::parse_timestamp(text)
+        .map_err(|e| ApiError::new(Code::ValidationError, format!("{path}: {e}")))
 }

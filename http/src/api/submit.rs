@@ -81,10 +81,12 @@ pub(super) async fn idempotency(
 }
 
 /// `body` written the one way that ignores what JSON leaves free: no whitespace
-/// outside strings, the keys of every object sorted. So a repeat is the same request
-/// however its client spaced it or ordered its keys (an MCP tool's arguments come back
-/// from a model in any order). `None` when the body is not JSON: its bytes are hashed.
+/// outside strings, the keys of every object sorted, no byte order mark (which every
+/// reader of a body ignores). So a repeat is the same request however its client
+/// spaced it or ordered its keys (an MCP tool's arguments come back from a model in
+/// any order). `None` when the body is not JSON: its bytes are hashed.
 fn canonical_json(body: &[u8]) -> Option<Vec<u8>> {
+    let body = body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body);
     let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
     sort_keys(&mut value);
     serde_json::to_vec(&value).ok()

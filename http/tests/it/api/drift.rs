@@ -303,7 +303,12 @@ async fn a_date_range_drift_refuses_bad_ranges_before_queueing() {
         ),
         (
             json!({"before": range("2026-11-02T00:00:00Z", "2026-11-09T00:00:00Z"), "after": range("yesterday", "2026-11-16T00:00:00Z")}),
-            "after.from: must be an RFC 3339 time with an offset (premature end of input)",
+            "after.from: must be an RFC 3339 timestamp with a UTC offset, e.g. \
+             2026-11-21T09:30:00Z; got \"yesterday\"",
+        ),
+        (
+            json!({"before": range("2026-11-02T00:00:00Z", "9999-12-31T23:59:59-05:00"), "after": range("2026-11-09T00:00:00Z", "2026-11-16T00:00:00Z")}),
+            "before.to: \"9999-12-31T23:59:59-05:00\" falls outside the years 0000 to 9999 in UTC",
         ),
     ];
     for (body, message) in cases {

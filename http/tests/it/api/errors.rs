@@ -525,3 +525,53 @@ async fn every_route_refuses_a_query_parameter_it_does_not_declare() {
     let reply = svc.get("/api/v1/key?").await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
 }
+
+#[tokio::test]
+async fn every_json_body_is_read_as_an_ingest_body_is() {
+    let svc = Service::new().await;
+    let deep = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+    let texts: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"   ".to_vec(),
+        b"{".to_vec(),
+        b"{\"url\": \"\xff\"}".to_vec(),
+        br#"{"url": "\ud800"}"#.to_vec(),
+        br#"{"url": "a", "url": "b"}"#.to_vec(),
+        br#"{"url": NaN}"#.to_vec(),
+        deep.into_bytes(),
+    ];
+    let post = |path: &'static str, text: Vec<u8>| {
+        svc.send(request(
+            Method::POST,
+            path,
+            Some(&svc.key),
+            Some("application/json"),
+            Body::from(text),
+        ))
+    };
+    for text in texts {
+        let ingest = post("/api/v1/ingest", text.clone()).await;
+        assert_eq!(ingest.status, StatusCode::BAD_REQUEST, "{ingest:?}");
+        let expected = ingest.json();
+        assert!(
+            expected["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("body: ")),
+            "{expected}"
+        );
+        for path in [
+            "/api/v1/webhooks",
+            "/api/v1/deployments/bot/deploys",
+            "/api/v1/deployments/bot/drift",
+        ] {
+            let reply = post(path, text.clone()).await;
+            assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{path}: {reply:?}");
+            assert_eq!(reply.json(), expected, "{path}");
+        }
+    }
+    // A byte order mark before the JSON is ignored, as by ingest.
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend(br#"{"release": "r1"}"#);
+    let reply = post("/api/v1/deployments/bot/deploys", bom).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{reply:?}");
+}

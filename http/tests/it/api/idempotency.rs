@@ -111,6 +111,22 @@ async fn a_repeat_is_the_same_json_however_it_is_spaced_or_ordered() {
     assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
     assert_eq!(again.json(), first.json());
     assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    // So is the same body after a byte order mark, which every reader ignores.
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend(serde_json::to_vec(&refund()).expect("serialisable"));
+    let mut req = request(
+        Method::POST,
+        "/api/v1/ingest",
+        Some(&svc.key),
+        Some("application/json"),
+        Body::from(bom),
+    );
+    req.headers_mut()
+        .append("idempotency-key", HeaderValue::from_static("k-order"));
+    let again = svc.send(req).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{again:?}");
+    assert_eq!(again.json(), first.json());
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
     assert_eq!(svc.queue_depth().await, 1);
 }
 

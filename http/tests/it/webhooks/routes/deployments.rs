@@ -83,15 +83,33 @@ async fn deploy_bodies_are_checked() {
     let long = "r".repeat(257);
     let long_description = "d".repeat(2001);
     for (body, start) in [
-        (json!({"deployed_at": "yesterday"}), "deployed_at:"),
+        (
+            json!({"deployed_at": "yesterday"}),
+            "deployed_at: must be an RFC 3339 timestamp with a UTC offset, e.g. \
+             2026-11-21T09:30:00Z; got \"yesterday\"",
+        ),
         (
             json!({"deployed_at": "2026-11-21T08:00:00"}),
-            "deployed_at:",
+            "deployed_at: \"2026-11-21T08:00:00\" has no UTC offset",
         ),
         (json!({"deployed_at": "2026-11-21"}), "deployed_at:"),
         (
             json!({"deployed_at": "2026-13-01T00:00:00Z"}),
-            "deployed_at:",
+            "deployed_at: \"2026-13-01T00:00:00Z\" is not a real date and time",
+        ),
+        // The input contract's rules for an event's timestamp: a leap second only at
+        // 23:59:60, and only the years 0000 to 9999 once in UTC.
+        (
+            json!({"deployed_at": "2026-06-30T12:00:60Z"}),
+            "deployed_at: \"2026-06-30T12:00:60Z\" is not a real date and time",
+        ),
+        (
+            json!({"deployed_at": "9999-12-31T23:59:59-05:00"}),
+            "deployed_at: \"9999-12-31T23:59:59-05:00\" falls outside the years 0000 to 9999 in UTC",
+        ),
+        (
+            json!({"deployed_at": "0000-01-01T00:00:00+01:00"}),
+            "deployed_at: \"0000-01-01T00:00:00+01:00\" falls outside the years 0000 to 9999 in UTC",
         ),
         (json!({"deployed_at": ""}), "deployed_at:"),
         (
