@@ -21,7 +21,8 @@ pub fn app(state: AppState) -> Router {
         .merge(
             crate::mcp::router(state.clone(), rest).layer(CatchPanicLayer::custom(panic_response)),
         )
-        .merge(crate::app::router())
+        // The app's errors (a wrong method, an asset it does not have) in the envelope.
+        .merge(crate::app::router().layer(middleware::from_fn(api::envelope_for_bare_errors)))
         .layer(RequestBodyTimeoutLayer::new(body_timeout))
         .layer(middleware::from_fn_with_state(state, admit))
 }

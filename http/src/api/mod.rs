@@ -156,15 +156,26 @@ async fn not_found(uri: Uri) -> ApiError {
     ApiError::new(Code::NotFound, message)
 }
 
-/// Gives axum's own bodyless answers (405 from a method router) the error envelope.
-async fn envelope_for_bare_errors(request: Request, next: Next) -> Response {
+/// Gives axum's own bodyless answers (405 from a method router) the error envelope;
+/// so does the app's bodyless 404 (an asset it does not have).
+pub(crate) async fn envelope_for_bare_errors(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let response = next.run(request).await;
     let is_json = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if response.status() != StatusCode::METHOD_NOT_ALLOWED || is_json {
+    if is_json {
+        return response;
+    }
+    if response.status() == StatusCode::NOT_FOUND {
+        return ApiError::new(
+            Code::NotFound,
+            "no such page; the app is at /app and the API under /api/v1",
+        )
+        .into_response();
+    }
+    if response.status() != StatusCode::METHOD_NOT_ALLOWED {
         return response;
     }
     let (mut parts, _) = response.into_parts();

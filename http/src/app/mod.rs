@@ -10,8 +10,7 @@
 pub mod report;
 
 use axum::Router;
-use axum::extract::Path;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 
@@ -42,12 +41,15 @@ pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route("/app/assets/{file}", get(asset))
 }
 
-async fn asset(Path(file): Path<String>) -> Response {
-    match file.as_str() {
+/// An asset by the last segment of the path as sent (not percent-decoded: no asset's
+/// name needs it, so one that does is no asset). Anything else is a bare 404, which
+/// the service gives the error envelope.
+async fn asset(uri: Uri) -> Response {
+    match uri.path().rsplit('/').next().unwrap_or("") {
         "app.css" => page(CSS, "text/css; charset=utf-8"),
         "render.js" => page(RENDER_JS, "text/javascript; charset=utf-8"),
         "app.js" => page(APP_JS, "text/javascript; charset=utf-8"),
-        _ => (StatusCode::NOT_FOUND, "no such asset").into_response(),
+        _ => StatusCode::NOT_FOUND.into_response(),
     }
 }
 

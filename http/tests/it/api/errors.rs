@@ -575,3 +575,35 @@ async fn every_json_body_is_read_as_an_ingest_body_is() {
     let reply = post("/api/v1/deployments/bot/deploys", bom).await;
     assert_eq!(reply.status, StatusCode::CREATED, "{reply:?}");
 }
+
+#[tokio::test]
+async fn the_apps_errors_are_in_the_envelope_too() {
+    let svc = Service::new().await;
+    let page = svc.get_as("/app", None).await;
+    assert_eq!(page.status, StatusCode::OK, "{page:?}");
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    let asset = svc.get_as("/app/assets/app.js", None).await;
+    assert_eq!(asset.status, StatusCode::OK, "{asset:?}");
+    let missing = "no such page; the app is at /app and the API under /api/v1";
+    for path in [
+        "/app/assets/nope.js",
+        "/app/assets/%FF",
+        "/app/assets/app%2Ejs",
+    ] {
+        let reply = svc.get_as(path, None).await;
+        assert_error(&reply, StatusCode::NOT_FOUND, "NOT_FOUND", missing);
+    }
+    for path in ["/app", "/app/assets/app.js"] {
+        let reply = svc.post_as(path, None, &json!({})).await;
+        assert_error(
+            &reply,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "METHOD_NOT_ALLOWED",
+            "POST is not allowed on this route; the Allow header lists the methods it accepts",
+        );
+        assert_eq!(reply.header("allow"), Some("GET,HEAD"), "{path}");
+    }
+}
