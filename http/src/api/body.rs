@@ -7,8 +7,8 @@ use axum::body::Bytes;
 use axum::extract::path::ErrorKind;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use undertone_core::validate::wording;
@@ -24,60 +24,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let content_type = request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        let essence = content_type
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        if !(essence == "application/json" || essence.ends_with("+json")) {
-            let got = if content_type.is_empty() {
-                "no Content-Type".to_owned()
-            } else {
-                format!("Content-Type `{content_type}`")
-            };
-            return Err(ApiError::new(
-                Code::UnsupportedMediaType,
-                format!(
-                    "the body must be JSON sent as `Content-Type: application/json`; got {got}"
-                ),
-            ));
-        }
-        // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset would be
-        // read as something it is not.
-        if let Some(charset) = content_type
-            .split(';')
-            .skip(1)
-            .filter_map(|p| p.split_once('='))
-            .find(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
-            .map(|(_, value)| value.trim().trim_matches('"'))
-            .filter(|v| !v.eq_ignore_ascii_case("utf-8") && !v.eq_ignore_ascii_case("utf8"))
-        {
-            return Err(ApiError::new(
-                Code::UnsupportedMediaType,
-                format!("the body must be JSON in UTF-8; got charset `{charset}`"),
-            ));
-        }
-        // A compressed body would read as bytes that are not JSON; say what is wrong.
-        if let Some(coding) = request
-            .headers()
-            .get_all(header::CONTENT_ENCODING)
-            .iter()
-            .map(|v| v.to_str().unwrap_or("?").trim())
-            .find(|v| !v.eq_ignore_ascii_case("identity"))
-        {
-            return Err(ApiError::new(
-                Code::UnsupportedMediaType,
-                format!(
-                    "`Content-Encoding: {coding}` is not supported; send the body uncompressed"
-                ),
-            ));
-        }
+        check_headers(request.headers())?;
         let bytes = Bytes::from_request(request, state).await.map_err(|e| {
             if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 too_large(None, MAX_BODY_BYTES)
@@ -90,6 +37,94 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         })?;
         Ok(JsonBody(bytes))
     }
+}
+
+/// The headers of a JSON body: its type JSON (or a `+json` type) in UTF-8, sent once;
+/// no content coding; no transfer coding but `chunked`. 415 with what was wrong.
+fn check_headers(headers: &HeaderMap) -> Result<(), ApiError> {
+    let unsupported = |message: String| ApiError::new(Code::UnsupportedMediaType, message);
+    let mut types = headers.get_all(header::CONTENT_TYPE).iter();
+    let (content_type, again) = (types.next(), types.next());
+    let content_type = match content_type.map(|v| v.to_str()) {
+        None => "",
+        Some(Ok(text)) => text,
+        Some(Err(_)) => {
+            return Err(unsupported(
+                "the body must be JSON sent as `Content-Type: application/json`; got a \
+                 Content-Type that is not ASCII"
+                    .to_owned(),
+            ));
+        }
+    };
+    if again.is_some() {
+        return Err(unsupported(
+            "the body must be JSON sent as `Content-Type: application/json`; got more \
+             than one Content-Type"
+                .to_owned(),
+        ));
+    }
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    // JSON, or a type with the +json suffix (RFC 6839: `application/vnd.api+json`).
+    let suffixed = essence
+        .strip_prefix("application/")
+        .and_then(|s| s.strip_suffix("+json"))
+        .is_some_and(|name| !name.is_empty() && !name.contains('/'));
+    if !(essence == "application/json" || suffixed) {
+        let got = if content_type.is_empty() {
+            "no Content-Type".to_owned()
+        } else {
+            format!("Content-Type `{content_type}`")
+        };
+        return Err(unsupported(format!(
+            "the body must be JSON sent as `Content-Type: application/json`; got {got}"
+        )));
+    }
+    // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset would be
+    // read as something it is not. Every charset parameter counts.
+    if let Some(charset) = content_type
+        .split(';')
+        .skip(1)
+        .filter_map(|p| p.split_once('='))
+        .filter(|(name, _)| name.trim().eq_ignore_ascii_case("charset"))
+        .map(|(_, value)| value.trim().trim_matches('"'))
+        .find(|v| !v.eq_ignore_ascii_case("utf-8") && !v.eq_ignore_ascii_case("utf8"))
+    {
+        return Err(unsupported(format!(
+            "the body must be JSON in UTF-8; got charset `{charset}`"
+        )));
+    }
+    // A compressed body would read as bytes that are not JSON; say what is wrong.
+    // (Codings are a list: `gzip, identity` is gzip; an empty value is none.)
+    if let Some(coding) = headers
+        .get_all(header::CONTENT_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        .find(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+    {
+        return Err(unsupported(format!(
+            "`Content-Encoding: {coding}` is not supported; send the body uncompressed"
+        )));
+    }
+    // Only `chunked` is a transfer coding the server undoes.
+    if let Some(coding) = headers
+        .get_all(header::TRANSFER_ENCODING)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        .find(|c| !c.is_empty() && !c.eq_ignore_ascii_case("chunked"))
+    {
+        return Err(unsupported(format!(
+            "`Transfer-Encoding: {coding}` is not supported; send the body uncompressed, \
+             chunked or with a Content-Length"
+        )));
+    }
+    Ok(())
 }
 
 /// Parses a JSON body into `T`. The text is read as an ingest body is

@@ -607,3 +607,89 @@ async fn the_apps_errors_are_in_the_envelope_too() {
         assert_eq!(reply.header("allow"), Some("GET,HEAD"), "{path}");
     }
 }
+
+#[tokio::test]
+async fn the_body_headers_are_read_whole() {
+    let svc = Service::new().await;
+    let body = serde_json::to_vec(&refund()).expect("serialisable");
+    let send = |headers: Vec<(&'static str, &'static [u8])>| {
+        let mut req = request(
+            Method::POST,
+            "/api/v1/ingest",
+            Some(&svc.key),
+            None,
+            Body::from(body.clone()),
+        );
+        for (name, value) in headers {
+            req.headers_mut().append(
+                name,
+                axum::http::HeaderValue::from_bytes(value).expect("a header value"),
+            );
+        }
+        svc.send(req)
+    };
+    let json = "the body must be JSON sent as `Content-Type: application/json`; got";
+    for (headers, message) in [
+        // A suffix alone is no media type.
+        (
+            vec![("content-type", &b"+json"[..])],
+            format!("{json} Content-Type `+json`"),
+        ),
+        (
+            vec![("content-type", &b"text/+json"[..])],
+            format!("{json} Content-Type `text/+json`"),
+        ),
+        (
+            vec![("content-type", &b"application/json; charset=\xe9"[..])],
+            format!("{json} a Content-Type that is not ASCII"),
+        ),
+        (
+            vec![
+                ("content-type", &b"application/json"[..]),
+                ("content-type", &b"text/plain"[..]),
+            ],
+            format!("{json} more than one Content-Type"),
+        ),
+        // Every charset parameter is read, not only the first.
+        (
+            vec![(
+                "content-type",
+                &b"application/json; charset=utf-8; charset=latin1"[..],
+            )],
+            "the body must be JSON in UTF-8; got charset `latin1`".to_owned(),
+        ),
+        // A list of codings is read item by item.
+        (
+            vec![
+                ("content-type", &b"application/json"[..]),
+                ("content-encoding", &b"identity, gzip"[..]),
+            ],
+            "`Content-Encoding: gzip` is not supported; send the body uncompressed".to_owned(),
+        ),
+        (
+            vec![
+                ("content-type", &b"application/json"[..]),
+                ("transfer-encoding", &b"gzip, chunked"[..]),
+            ],
+            "`Transfer-Encoding: gzip` is not supported; send the body uncompressed, chunked \
+             or with a Content-Length"
+                .to_owned(),
+        ),
+    ] {
+        let reply = send(headers).await;
+        assert_error(
+            &reply,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            &message,
+        );
+    }
+    // An empty coding is none.
+    let reply = send(vec![
+        ("content-type", &b"application/json"[..]),
+        ("content-encoding", &b""[..]),
+    ])
+    .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
+    assert_eq!(svc.queue_depth().await, 1);
+}
