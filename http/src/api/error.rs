@@ -176,7 +176,9 @@ impl From<undertone_core::Error> for ApiError {
 
 impl From<StoreError> for ApiError {
     /// 503 with `Retry-After` when the database may take the request soon (full,
-    /// locked, out of connections: [`StoreError::transient`]); 500 otherwise.
+    /// locked, out of connections: [`StoreError::transient`]) or when its file is gone
+    /// (after a longer wait: an operator must restore it or restart the server); 500
+    /// otherwise.
     fn from(e: StoreError) -> Self {
         if let StoreError::FileGone(_) = e {
             tracing::error!(error = %e, "the database file is gone");
@@ -184,7 +186,8 @@ impl From<StoreError> for ApiError {
                 Code::ServiceUnavailable,
                 "the server's database file was deleted or replaced; nothing is stored \
                  until an operator restores it or restarts the server",
-            );
+            )
+            .retry_after(FILE_GONE_RETRY_AFTER);
         }
         match e.transient() {
             Some(why) => {
@@ -202,6 +205,10 @@ impl From<StoreError> for ApiError {
 
 /// Seconds a client is asked to wait when the database cannot take a request now.
 const DATABASE_RETRY_AFTER: u64 = 5;
+
+/// Seconds a client is asked to wait when the database file is gone: long enough for
+/// an operator to act, short enough that a client comes back soon after.
+const FILE_GONE_RETRY_AFTER: u64 = 60;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

@@ -102,9 +102,12 @@ async fn a_database_file_deleted_or_replaced_under_the_server_is_reported_not_wr
     let health = svc.get_as("/api/v1/healthz", None).await;
     assert_eq!(health.status, StatusCode::SERVICE_UNAVAILABLE, "{health:?}");
     assert_eq!(health.json(), unavailable);
+    // Every 503 says when to come back (SPEC.md §7).
+    assert_eq!(health.header("retry-after"), Some("60"));
     let ingest = svc.post("/api/v1/ingest", &refund()).await;
     assert_eq!(ingest.status, StatusCode::SERVICE_UNAVAILABLE, "{ingest:?}");
     assert_eq!(ingest.json(), unavailable);
+    assert_eq!(ingest.header("retry-after"), Some("60"));
     // Another file at the same path is not the one the server opened either.
     std::fs::write(&db, b"").expect("a new file");
     let health = svc.get_as("/api/v1/healthz", None).await;
