@@ -45,25 +45,37 @@ enum KeysCommand {
 #[derive(Debug, Args)]
 struct CreateArgs {
     /// A name to recognise the key by.
-    #[arg(long)]
+    #[arg(long, value_parser = not_blank)]
     name: String,
     /// What the key may do.
     #[arg(long, value_enum)]
     scope: Scope,
     /// Organisation; keys of one organisation see each other's sessions.
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "default", value_parser = not_blank)]
     org: String,
-    /// Requests per UTC hour.
-    #[arg(long, default_value_t = Plan::default().per_hour)]
+    /// Requests per UTC hour (at least 1).
+    #[arg(long, default_value_t = Plan::default().per_hour, value_parser = clap::value_parser!(u32).range(1..))]
     per_hour: u32,
-    /// Requests per UTC day.
-    #[arg(long, default_value_t = Plan::default().per_day)]
+    /// Requests per UTC day (at least 1).
+    #[arg(long, default_value_t = Plan::default().per_day, value_parser = clap::value_parser!(u32).range(1..))]
     per_day: u32,
-    /// Drift sessions per UTC hour.
-    #[arg(long, default_value_t = Plan::default().drift_per_hour)]
+    /// Drift sessions per UTC hour (at least 1).
+    #[arg(long, default_value_t = Plan::default().drift_per_hour, value_parser = clap::value_parser!(u32).range(1..))]
     drift_per_hour: u32,
     #[command(flatten)]
     database: DatabaseArg,
+}
+
+/// A name or organisation: text with something besides spaces, and no control
+/// character (it is printed in listings and logs).
+fn not_blank(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("must not be empty or only spaces".to_owned());
+    }
+    if text.chars().any(char::is_control) {
+        return Err("must not hold control characters".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
 #[derive(Debug, Args)]

@@ -127,3 +127,32 @@ fn an_unreachable_postgres_server_is_a_clear_error_without_the_password() {
     assert_eq!(from_env.status.code(), Some(1));
     assert_eq!(String::from_utf8_lossy(&from_env.stderr), out.stderr);
 }
+
+#[test]
+fn a_key_needs_a_name_an_organisation_and_limits_above_zero() {
+    let dir = TempDir::new().unwrap();
+    let db = database(&dir);
+    for (flag, value, why) in [
+        ("--name", "", "must not be empty or only spaces"),
+        ("--name", "  ", "must not be empty or only spaces"),
+        ("--name", "a\u{7}b", "must not hold control characters"),
+        ("--org", "", "must not be empty or only spaces"),
+        ("--per-hour", "0", "0 is not in 1..=4294967295"),
+        ("--per-day", "0", "0 is not in 1..=4294967295"),
+        ("--drift-per-hour", "0", "0 is not in 1..=4294967295"),
+    ] {
+        let mut args = vec!["keys", "create", "--scope", "read-only", "--database", &db];
+        if flag != "--name" {
+            args.extend(["--name", "ci"]);
+        }
+        args.extend([flag, value]);
+        let out = run(&args, None, None);
+        assert_eq!(out.code, Some(2), "{flag} {value:?}: {out:?}");
+        // (Clap leaves a control character out when it quotes the value.)
+        assert!(out.stderr.contains(&format!("' for '{flag} <")), "{out:?}");
+        assert!(out.stderr.contains(why), "{out:?}");
+    }
+    // Nothing was made.
+    let listed = run(&["keys", "list", "--database", &db], None, None);
+    assert_eq!(listed.stdout.lines().count(), 1, "{listed:?}");
+}
