@@ -567,6 +567,23 @@ pub(crate) fn check_metadata<V: Input>(
         match id {
             Value::String(s) => ok &= check_conversation_id(c, s, id_path),
             Value::Number(n) if n.is_i64() || n.is_u64() => {}
+            // A whole number past 64 bits is read as a float: say which rule it broke.
+            Value::Number(n)
+                if n.as_f64().is_some_and(|x| {
+                    x.fract() == 0.0 && (x < i64::MIN as f64 || x > u64::MAX as f64)
+                }) =>
+            {
+                c.push(
+                    id_path,
+                    format!(
+                        "must be a string or an integer from {} to {}, got a whole number \
+                         outside that range; send a longer id as a string",
+                        i64::MIN,
+                        u64::MAX
+                    ),
+                );
+                ok = false;
+            }
             other => {
                 c.push(
                     id_path,

@@ -153,3 +153,23 @@ fn half_a_surrogate_pair_is_said_in_words() {
         r#"{"deployment_id": "a", "events": [{"actor_id": "u", "content": "hi \ud83d\ude00"}]}"#;
     assert!(validate::parse_body(pair.as_bytes()).is_ok());
 }
+
+#[test]
+fn a_number_too_large_for_a_float_is_said_in_words() {
+    // Valid JSON (serde_json's "number out of range" would call it invalid).
+    let digits = "9".repeat(400);
+    let body = format!(
+        r#"{{"deployment_id": "a", "events": [{{"actor_id": "u", "content": "hi", "metadata": {{"n": {digits}}}}}]}}"#
+    );
+    let column = body.find(&digits).expect("the digits") + digits.len();
+    assert_eq!(
+        body_error(body.as_bytes()),
+        format!(
+            "holds a number too large to read at line 1 column {column}: numbers must fit a \
+             64-bit float (up to about 1.8e308); send a longer number as a string"
+        )
+    );
+    // Up to the largest float, a number is read.
+    let body = r#"{"deployment_id": "a", "events": [{"actor_id": "u", "content": "hi", "timestamp": "2026-11-21T09:00:00Z", "metadata": {"n": 1.7e308}}]}"#;
+    assert!(validate::parse_body(body.as_bytes()).is_ok());
+}

@@ -377,6 +377,36 @@ fn metadata_conversation_id_must_be_string_or_integer() {
             "must be a string or an integer, got number"
         )
     );
+    // Written as a float, a whole number is not an integer.
+    for id in ["42.0", "1e3"] {
+        let body = format!(
+            r#"{{"deployment_id": "d", "events": [{{"actor_id": "u", "content": "hi",
+            "timestamp": "2026-11-21T09:00:00Z", "metadata": {{"conversation_id": {id}}}}}]}}"#
+        );
+        let e = validate::ingest_request_bytes(body.as_bytes(), &Default::default()).unwrap_err();
+        assert_eq!(
+            e.violations()[0].message,
+            "must be a string or an integer, got number",
+            "{id}"
+        );
+    }
+    // A whole number past 64 bits is not an integer to the reader: said so.
+    let body = r#"{"deployment_id": "d", "events": [{"actor_id": "u", "content": "hi",
+        "timestamp": "2026-11-21T09:00:00Z",
+        "metadata": {"conversation_id": 99999999999999999999}}]}"#;
+    let e = validate::ingest_request_bytes(body.as_bytes(), &Default::default()).unwrap_err();
+    assert_eq!(
+        e.violations()
+            .iter()
+            .map(|v| (v.path.as_str(), v.message.as_str()))
+            .collect::<Vec<_>>(),
+        [(
+            "events[0].metadata.conversation_id",
+            "must be a string or an integer from -9223372036854775808 to \
+             18446744073709551615, got a whole number outside that range; send a longer id \
+             as a string"
+        )]
+    );
 }
 
 #[test]
