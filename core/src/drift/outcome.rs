@@ -132,7 +132,9 @@ pub struct DeployShift {
 
 /// The release a conversation ran on: the first `metadata.release`, else
 /// `metadata.model_version`, among its events (AI turns usually carry it). A value
-/// with a NUL character is not a release name (and no database could store it).
+/// with a NUL character is not a release name (and no database could store it), nor
+/// is one longer than a deploy marker's release may be
+/// ([`limits::RELEASE_MAX_CHARS`](crate::schema::limits::RELEASE_MAX_CHARS)).
 pub(crate) fn release_of(
     event_metadata: &[Option<&serde_json::Map<String, Value>>],
 ) -> Option<String> {
@@ -140,7 +142,11 @@ pub(crate) fn release_of(
         ["release", "model_version"]
             .iter()
             .find_map(|k| match m.get(*k) {
-                Some(Value::String(s)) if !s.trim().is_empty() && !s.contains('\0') => {
+                Some(Value::String(s))
+                    if !s.trim().is_empty()
+                        && !s.contains('\0')
+                        && s.trim().chars().count() <= crate::schema::limits::RELEASE_MAX_CHARS =>
+                {
                     Some(s.trim().to_owned())
                 }
                 Some(Value::Number(n)) => Some(n.to_string()),
@@ -215,6 +221,15 @@ mod tests {
         );
         assert_eq!(release_of(&[named.as_ref()]), Some("v2".to_owned()));
         assert_eq!(release_of(&[with_nul.as_ref()]), None);
+        // As long as a marker's release may be, and no longer (spaces around not counted).
+        let longest = "r".repeat(256);
+        let at_most = meta(serde_json::json!({"release": format!(" {longest} ")}));
+        assert_eq!(release_of(&[at_most.as_ref()]), Some(longest));
+        let over = meta(serde_json::json!({"release": "r".repeat(257)}));
+        assert_eq!(
+            release_of(&[over.as_ref(), model.as_ref()]),
+            Some("7".to_owned())
+        );
     }
 
     #[test]

@@ -20,6 +20,11 @@ pub const ID_MAX_CHARS: usize = 256;
 pub const QUESTION_MAX_CHARS: usize = 2000;
 /// Longest `webhook_url`, in characters.
 pub const URL_MAX_CHARS: usize = 2048;
+/// Longest release name of a deploy marker (`POST /deploys`, or `metadata.release` /
+/// `metadata.model_version` of events), in characters.
+pub const RELEASE_MAX_CHARS: usize = 256;
+/// Longest description of a deploy marker, in characters.
+pub const DEPLOY_DESCRIPTION_MAX_CHARS: usize = 2000;
 /// Largest request body, in bytes.
 pub const BODY_MAX_BYTES: usize = 16 * 1024 * 1024;
 /// Gap between turns, in seconds, beyond which an implicitly grouped conversation is split.

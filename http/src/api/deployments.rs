@@ -9,6 +9,7 @@ use axum::{Extension, Json};
 use chrono::{DateTime, Duration};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use undertone_core::schema::limits;
 use undertone_core::validate;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -205,8 +206,12 @@ pub(super) async fn create_deploy(
         id: format!("dep_{}", uuid::Uuid::new_v4().simple()),
         org_id: caller.key.org_id.clone(),
         deployment_id: deployment.clone(),
-        release: text_field(body.release, "release", 256)?,
-        description: text_field(body.description, "description", 2000)?,
+        release: text_field(body.release, "release", limits::RELEASE_MAX_CHARS)?,
+        description: text_field(
+            body.description,
+            "description",
+            limits::DEPLOY_DESCRIPTION_MAX_CHARS,
+        )?,
         source: "api",
         at,
         created_at: now,
