@@ -8,6 +8,7 @@ use std::fmt;
 use chrono::{DateTime, Datelike, NaiveDateTime, Timelike, Utc, format::ParseErrorKind};
 use serde_json::{Map, Value};
 
+use super::wording::quote;
 use crate::error::{Error, Violation};
 use crate::schema::limits;
 
@@ -220,17 +221,6 @@ pub fn type_name(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
-    }
-}
-
-/// Quotes a caller's value for a message, shortened so one bad field cannot flood the output.
-pub(crate) fn quote(s: &str) -> String {
-    const MAX: usize = 64;
-    if s.chars().count() <= MAX {
-        format!("{s:?}")
-    } else {
-        let head: String = s.chars().take(MAX).collect();
-        format!("{head:?}…")
     }
 }
 
@@ -786,13 +776,6 @@ mod tests {
             let (_, bound) = depth_and_size_bound(&v);
             assert!(bound >= compact_json_len(&v), "{v}: bound {bound}");
         }
-    }
-
-    #[test]
-    fn quote_shortens_long_values() {
-        let long = "x".repeat(100);
-        assert_eq!(quote(&long), format!("\"{}\"…", "x".repeat(64)));
-        assert_eq!(quote("ab"), "\"ab\"");
     }
 
     /// What `check_id` says of `id`: `None` when it passes.

@@ -7,7 +7,8 @@ use url::{Host, Url};
 
 use super::Options;
 use super::address;
-use super::fields::{Collector, Path, ROOT, quote};
+use super::fields::{Collector, Path, ROOT};
+use super::wording::quote;
 use crate::error::Result;
 use crate::schema::limits;
 

@@ -5,8 +5,6 @@
 //! arguments, connector mapping files), through [`reword`], so that a caller sees one
 //! wording whichever reader caught the mistake.
 
-use super::fields::quote;
-
 /// `unknown field; allowed fields are a, b` for `kind` `field` (`parameter` for a query
 /// string), or `unknown field; no fields are allowed` when none is.
 pub fn unknown(kind: &str, allowed: &[&str]) -> String {
@@ -28,6 +26,17 @@ pub fn given_twice(kind: &str, name: &str) -> String {
     match kind {
         "field" => format!("the key {name:?} is given twice in one object"),
         _ => format!("the {kind} {name:?} is given twice"),
+    }
+}
+
+/// Quotes a caller's value for a message, shortened so one bad field cannot flood the output.
+pub(crate) fn quote(s: &str) -> String {
+    const MAX: usize = 64;
+    if s.chars().count() <= MAX {
+        format!("{s:?}")
+    } else {
+        let head: String = s.chars().take(MAX).collect();
+        format!("{head:?}…")
     }
 }
 
@@ -268,5 +277,12 @@ mod tests {
             not_one_of(&["auto", "json"], &"x".repeat(100)),
             format!("must be one of auto, json; got \"{}\"…", "x".repeat(64))
         );
+    }
+
+    #[test]
+    fn quote_shortens_long_values() {
+        let long = "x".repeat(100);
+        assert_eq!(quote(&long), format!("\"{}\"…", "x".repeat(64)));
+        assert_eq!(quote("ab"), "\"ab\"");
     }
 }
