@@ -181,3 +181,34 @@ def test_a_message_that_gives_a_key_twice_is_refused_as_a_rest_body_is(server: S
         "message": 'body: is not valid JSON: the key "deployment_id" is given twice in one object at line 1 column 146',
     }, answers[2]
     assert "result" in answers[1] and "result" in answers[3], answers
+
+
+def test_params_a_method_cannot_take_are_invalid_params(server: Server) -> None:
+    """A request whose params its method cannot take (arguments that are no object) is
+    answered -32602 by `undertone mcp` itself, as on /mcp, not -32601 ("no such
+    method") by the SDK; the requests around it are served."""
+    call = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_session", "arguments": "str"}}'
+    read = '{"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {}}'
+    listing = '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}'
+    initialized = '{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+    done = subprocess.run(
+        [str(BINARY), "mcp", "--base-url", server.base_url, "--api-key", server.ro_key],
+        input="\n".join([INITIALIZE, initialized, call, read, listing]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+        env={**os.environ, "RUST_LOG": "warn"},
+        check=False,
+    )
+    answers = {line["id"]: line for line in map(json.loads, done.stdout.splitlines()) if "id" in line}
+    assert sorted(answers) == [1, 2, 3, 4], (done.stdout, done.stderr)
+    assert answers[2]["error"] == {
+        "code": -32602,
+        "message": "tools/call: params.arguments must be an object, got string",
+    }, answers[2]
+    assert answers[4]["error"] == {
+        "code": -32602,
+        "message": "resources/read: params.uri must be a string",
+    }, answers[4]
+    assert "result" in answers[1] and "result" in answers[3], answers

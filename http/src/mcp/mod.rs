@@ -132,7 +132,9 @@ async fn envelope(request: Request, next: Next) -> Response {
 /// 400 `VALIDATION_ERROR`, as for a REST body, when a message gives a key twice in one
 /// object: the SDK's reader would keep the last value, so `"deployment_id": "a",
 /// "deployment_id": "b"` in a tool's arguments would reach the REST call as `b`
-/// alone. Runs after [`authenticate`]: no body is read for a caller without a key.
+/// alone; and the JSON-RPC error `-32602` for a request whose params its method cannot
+/// take ([`params_refusal`]). Runs after [`authenticate`]: no body is read for a
+/// caller without a key.
 async fn keys_once(request: Request, next: Next) -> Response {
     if request.method() != Method::POST {
         return next.run(request).await;
@@ -161,8 +163,64 @@ async fn keys_once(request: Request, next: Next) -> Response {
     {
         return ApiError::from(repeated).into_response();
     }
+    if let Some(reply) = std::str::from_utf8(&bytes).ok().and_then(params_refusal) {
+        return (
+            [(header::CONTENT_TYPE, "application/json")],
+            axum::body::Body::from(reply),
+        )
+            .into_response();
+    }
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
+}
+
+/// The JSON-RPC error (`-32602`, invalid params) answering a request whose method the
+/// server has but whose params are not what the method takes: the SDK cannot read
+/// such a request at all and would answer that the method does not exist (`-32601`).
+/// `None` for any other message, which the SDK reads as before, and for a
+/// notification, which is never answered.
+fn params_refusal(text: &str) -> Option<Vec<u8>> {
+    let message: serde_json::Value = serde_json::from_str(text).ok()?;
+    let id = message.get("id").filter(|id| !id.is_null())?;
+    let method = message.get("method")?.as_str()?;
+    let why = invalid_params(method, message.get("params"))?;
+    serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32602, "message": format!("{method}: {why}")},
+    }))
+    .ok()
+}
+
+/// What is wrong with `params` of `method`, for the methods that take some this server
+/// answers (`tools/call`, `prompts/get`, `resources/read`); `None` when nothing is (or
+/// for another method).
+fn invalid_params(method: &str, params: Option<&serde_json::Value>) -> Option<String> {
+    let (name, arguments) = match method {
+        "tools/call" | "prompts/get" => ("name", true),
+        "resources/read" => ("uri", false),
+        _ => return None,
+    };
+    let Some(params) = params.and_then(serde_json::Value::as_object) else {
+        return Some(format!(
+            "params must be an object with a `{name}`{}",
+            if arguments {
+                " and optional `arguments`"
+            } else {
+                ""
+            }
+        ));
+    };
+    if !params.get(name).is_some_and(serde_json::Value::is_string) {
+        return Some(format!("params.{name} must be a string"));
+    }
+    match params.get("arguments") {
+        Some(a) if arguments && !(a.is_null() || a.is_object()) => Some(format!(
+            "params.arguments must be an object, got {}",
+            undertone_core::validate::type_name(a)
+        )),
+        _ => None,
+    }
 }
 
 /// 401 with the error envelope unless the request carries a valid key; then each
@@ -275,8 +333,9 @@ pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError
 
 /// Passes each line of standard input to the SDK, except a message that gives a key
 /// twice in one object: that one is answered with a JSON-RPC error (`-32600`, the
-/// body's message) on `replies`, as `/mcp` answers it with 400. Standard input's end
-/// closes the SDK's input.
+/// body's message) on `replies`, as `/mcp` answers it with 400; and a request whose
+/// params its method cannot take, answered `-32602` ([`params_refusal`]), as on `/mcp`.
+/// Standard input's end closes the SDK's input.
 async fn forward_stdin(mut to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8>>) {
     let mut stdin = BufReader::new(tokio::io::stdin());
     let mut line = Vec::new();
@@ -286,20 +345,22 @@ async fn forward_stdin(mut to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let repeated = std::str::from_utf8(&line)
-            .ok()
-            .and_then(|text| undertone_core::validate::repeated_key(text).map(|e| (text, e)));
-        match repeated {
-            Some((text, error)) => {
-                if let Some(reply) = refusal(text, &error) {
-                    let _ = replies.send(reply);
-                }
+        let text = std::str::from_utf8(&line).ok();
+        if let Some((text, error)) =
+            text.and_then(|t| undertone_core::validate::repeated_key(t).map(|e| (t, e)))
+        {
+            if let Some(reply) = refusal(text, &error) {
+                let _ = replies.send(reply);
             }
-            None => {
-                if to_sdk.write_all(&line).await.is_err() {
-                    return;
-                }
-            }
+            continue;
+        }
+        if let Some(mut reply) = text.and_then(params_refusal) {
+            reply.push(b'\n');
+            let _ = replies.send(reply);
+            continue;
+        }
+        if to_sdk.write_all(&line).await.is_err() {
+            return;
         }
     }
 }

@@ -602,3 +602,56 @@ async fn a_misspelt_idempotency_key_is_pointed_to_the_argument() {
     let sessions = svc.get("/api/v1/sessions").await.json();
     assert_eq!(sessions["data"], json!([]));
 }
+
+#[tokio::test]
+async fn params_a_method_cannot_take_are_invalid_params_not_an_unknown_method() {
+    let svc = Service::new().await;
+    let both = Some("application/json, text/event-stream");
+    for (params, why) in [
+        (
+            json!({"name": "get_session", "arguments": "str"}),
+            "tools/call: params.arguments must be an object, got string",
+        ),
+        (
+            json!({"name": 7}),
+            "tools/call: params.name must be a string",
+        ),
+        (
+            json!("get_session"),
+            "tools/call: params must be an object with a `name` and optional `arguments`",
+        ),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params});
+        let reply = raw(
+            &svc,
+            Method::POST,
+            &body.to_string(),
+            Some("application/json"),
+            both,
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+        assert_eq!(
+            reply.json(),
+            json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": why}})
+        );
+    }
+    let body = json!({"jsonrpc": "2.0", "id": "r", "method": "resources/read", "params": {}});
+    let reply = raw(
+        &svc,
+        Method::POST,
+        &body.to_string(),
+        Some("application/json"),
+        both,
+    )
+    .await;
+    assert_eq!(
+        reply.json(),
+        json!({"jsonrpc": "2.0", "id": "r",
+               "error": {"code": -32602, "message": "resources/read: params.uri must be a string"}})
+    );
+    // A well-formed call is the SDK's, as before.
+    let (e, session) = tool(&svc, &svc.key, "get_session", json!({"session_id": "nope"})).await;
+    assert!(e);
+    assert_eq!(session["error"]["code"], "NOT_FOUND");
+}
