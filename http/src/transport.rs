@@ -27,7 +27,14 @@ pub async fn serve(
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout);
-    builder.http2().timer(TokioTimer::new());
+    // HTTP/2 has no request head to time once the connection is open: an idle one is
+    // pinged every `header_read_timeout` and closed when a ping goes unanswered as
+    // long, so a client that opened it and went silent cannot hold it.
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(header_read_timeout)
+        .keep_alive_timeout(header_read_timeout);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

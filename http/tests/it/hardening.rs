@@ -83,6 +83,23 @@ fn a_client_that_sends_nothing_is_disconnected_after_the_header_timeout() {
         waited >= Duration::from_millis(900) && waited < Duration::from_secs(10),
         "{waited:?}"
     );
+    // An HTTP/2 connection (cleartext, prior knowledge) that sends its preface and
+    // settings and then nothing is pinged, and closed when the ping goes unanswered.
+    let started = Instant::now();
+    let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    preface.extend([0, 0, 0, 4, 0, 0, 0, 0, 0]); // an empty SETTINGS frame
+    let mut h2 = TcpStream::connect(server.addr).expect("connect");
+    h2.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("read timeout");
+    h2.write_all(&preface).expect("preface sent");
+    let mut frames = Vec::new();
+    let closed = h2.read_to_end(&mut frames).is_ok();
+    assert!(closed, "still open after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
     // A connection kept alive after an answer is closed the same way once idle.
     let mut idle = send_head(
         &server,
