@@ -136,6 +136,11 @@ pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
         Some(v) if v.get_type()? == ValueType::Undefined => Ok(Value::Null),
         Some(v) => {
             finite_numbers(env, v)?;
+            let roots = match entries(v)? {
+                entries if entries.is_empty() => vec![("options".to_owned(), v)],
+                entries => entries,
+            };
+            bounded(env, roots)?;
             let options = env
                 .from_js_value(v)
                 .map_err(|_| wrong(env, "options", "an object of strings and numbers", v))?;
@@ -145,6 +150,63 @@ pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
             Ok(options)
         }
     }
+}
+
+/// One option's value as JSON for core, checked as [`options`] checks each: a number
+/// JSON cannot write, nesting too deep, half a surrogate pair, each a
+/// `VALIDATION_ERROR` at `name`.
+pub fn option(env: &Env, name: &str, v: Unknown<'_>) -> napi::Result<Value> {
+    if v.get_type()? == ValueType::Undefined {
+        return Ok(Value::Null);
+    }
+    if v.get_type()? == ValueType::Number {
+        let x = f64::from_unknown(v)?;
+        if !x.is_finite() {
+            return Err(Failure::from(host::non_finite(name, x)).into_js(env));
+        }
+    }
+    bounded(env, vec![(name.to_owned(), v)])?;
+    let value = env
+        .from_js_value(v)
+        .map_err(|_| wrong(env, name, "JSON: strings, numbers, objects and arrays", v))?;
+    if host::has_replacement(&value)
+        && stringify(env, v)?.is_some_and(|json| host::escapes_a_surrogate(&json))
+    {
+        return Err(Failure::from(host::lone_surrogate(name)).into_js(env));
+    }
+    Ok(value)
+}
+
+/// Fails on a value nested too deeply, or holding itself or too many values
+/// (`host::too_nested`), before it is converted: the conversion recurses, and a value
+/// that deep would overflow the stack and end the process. `roots` are the options by
+/// name (or `options` for an object given whole); walked with a stack of its own.
+fn bounded(env: &Env, roots: Vec<(String, Unknown<'_>)>) -> napi::Result<()> {
+    // (value, depth, which root it is in, by its index in `names`)
+    let (mut names, mut stack) = (Vec::new(), Vec::new());
+    for (name, value) in roots {
+        stack.push((value, 1, names.len()));
+        names.push(name);
+    }
+    let mut values = 0;
+    while let Some((value, depth, option)) = stack.pop() {
+        values += 1;
+        let refuse = |deep| Err(Failure::from(host::too_nested(&names[option], deep)).into_js(env));
+        if values > host::OPTION_VALUES_MAX {
+            return refuse(false);
+        }
+        if value.get_type()? != ValueType::Object {
+            continue;
+        }
+        if depth >= host::OPTION_NESTING_MAX {
+            return refuse(true);
+        }
+        let object = Object::from_unknown(value)?;
+        for key in Object::keys(&object)? {
+            stack.push((object.get_named_property(&key)?, depth + 1, option));
+        }
+    }
+    Ok(())
 }
 
 /// Fails on an option that is a number JSON cannot write (`host::non_finite`).

@@ -239,7 +239,8 @@ fn mapping_and_rest(
                 return Err(wrong(env, "mapping", expected, value));
             }
             Err(None) => {
-                rest.insert(name, convert::options(env, Some(value))?);
+                let value = convert::option(env, &name, value)?;
+                rest.insert(name, value);
             }
         }
     }

@@ -211,6 +211,20 @@ test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
     'deployment',
     'unknown option; allowed options are deploymentId, mapping',
   )
+  // A number JSON cannot write is refused, not read as no option (as wasm does).
+  wrongType(
+    () => importConversations('chatgpt', chatgpt, { deploymentId: NaN }),
+    'deploymentId',
+    'must be a finite number, got NaN',
+  )
+  // What is wrong inside a mapping object is the mapping's, not its keys'.
+  let deep = {}
+  for (let i = 0, at = deep; i < 5000; i++) at = at.a = {}
+  wrongType(
+    () => importConversations('mapping', chatgpt, { mapping: { roles: deep } }),
+    'mapping',
+    'is nested too deeply: more than 128 arrays and objects inside each other (or an object that holds itself)',
+  )
 })
 
 test('a mapping given as an ArrayBuffer is its bytes; a DataView is refused at mapping', () => {

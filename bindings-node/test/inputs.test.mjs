@@ -252,3 +252,30 @@ test('an ArrayBuffer is bytes; a DataView, a Map, a Set or another typed array i
     )
   }
 })
+
+test('an option nested too deeply, or holding itself, is refused at its name, and the process lives on', () => {
+  let deep = {}
+  for (let i = 0, at = deep; i < 5000; i++) at = at.a = {}
+  const looped = {}
+  looped.self = looped
+  const message =
+    'is nested too deeply: more than 128 arrays and objects inside each other (or an object that holds itself)'
+  for (const [options, path] of [
+    [{ view: deep }, 'view'],
+    [{ zzz: [[deep]] }, 'zzz'],
+    [{ view: looped }, 'view'],
+  ]) {
+    assert.throws(() => score(example, options), (e) => {
+      assert.equal(e.code, 'VALIDATION_ERROR')
+      assert.deepEqual(e.details, [{ path, message }])
+      return true
+    })
+  }
+  assert.throws(() => verifySignature('whsec_x', Buffer.from('{}'), {}, { now: deep }), (e) =>
+    e.details[0].path === 'now' && e.details[0].message === message)
+  // 127 levels below the option are read (and refused for their type, not their depth).
+  let within = 'x'
+  for (let i = 0; i < 126; i++) within = [within]
+  assertFails(() => score(example, { view: within }), 'VALIDATION_ERROR', ['view'])
+  assert.deepEqual(score(example), reference)
+})

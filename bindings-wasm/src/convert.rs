@@ -102,6 +102,7 @@ pub fn options(v: &JsValue) -> Result<Value, JsValue> {
             return Err(throw(host::non_finite(&name, x)));
         }
     }
+    bounded(v)?;
     let options: Value =
         serde_wasm_bindgen::from_value(v.clone()).map_err(|_| wrong("options", "an object", v))?;
     // Half a surrogate pair reaches Rust as U+FFFD: look again (`host::lone_surrogate`).
@@ -121,6 +122,43 @@ pub fn options(v: &JsValue) -> Result<Value, JsValue> {
         }
     }
     Ok(options)
+}
+
+/// Fails on an option nested too deeply, or holding itself or too many values
+/// (`host::too_nested`), before it is converted: the conversion recurses, and a value
+/// that deep would overflow the stack, which leaves the module unusable for every call
+/// after. Walked with a stack of its own; the error names the option (or `options`
+/// for an object given whole).
+fn bounded(options: &JsValue) -> Result<(), JsValue> {
+    let mut names = Vec::new();
+    let mut stack: Vec<(JsValue, usize, usize)> = Vec::new();
+    for (name, value) in entries(options) {
+        stack.push((value, 1, names.len()));
+        names.push(name);
+    }
+    if names.is_empty() {
+        stack.push((options.clone(), 1, 0));
+        names.push("options".to_owned());
+    }
+    let mut values = 0;
+    while let Some((value, depth, option)) = stack.pop() {
+        values += 1;
+        let refuse = |deep| Err(throw(host::too_nested(&names[option], deep)));
+        if values > host::OPTION_VALUES_MAX {
+            return refuse(false);
+        }
+        if !value.is_object() {
+            continue;
+        }
+        if depth >= host::OPTION_NESTING_MAX {
+            return refuse(true);
+        }
+        let object: &Object = value.unchecked_ref();
+        for key in Object::keys(object).iter() {
+            stack.push((Reflect::get(&value, &key)?, depth + 1, option));
+        }
+    }
+    Ok(())
 }
 
 /// The own properties of a plain object, in order; none for any other value.

@@ -157,3 +157,25 @@ test("an ArrayBuffer is bytes; a DataView, a Map, a Set or another typed array i
   assert.equal(asBuffer.message, asBytes.message);
   assert.match(asBuffer.message, /^a\.json: no chatgpt conversation/);
 });
+
+test("an option nested too deeply, or holding itself, is refused at its name, and the module works on", () => {
+  let deep = {};
+  for (let i = 0, at = deep; i < 5000; i++) at = at.a = {};
+  const looped = {};
+  looped.self = looped;
+  const message =
+    "is nested too deeply: more than 128 arrays and objects inside each other (or an object that holds itself)";
+  for (const [options, path] of [
+    [{ view: deep }, "view"],
+    [{ zzz: [[deep]] }, "zzz"],
+    [{ view: looped }, "view"],
+  ]) {
+    const e = thrown(() => wasm.score(refund.input, options));
+    assert.equal(e.code, "VALIDATION_ERROR");
+    assert.deepStrictEqual(e.details, [{ path, message }]);
+  }
+  const e = thrown(() => wasm.importConversations("mapping", "[]", { mapping: { roles: deep } }));
+  assert.deepStrictEqual(e.details, [{ path: "mapping", message }]);
+  // Every later call is answered as before (a stack overflow would leave the module broken).
+  assert.equal(wasm.score(refund.input).pipeline, "support");
+});

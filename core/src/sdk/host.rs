@@ -155,6 +155,30 @@ pub fn non_finite(path: &str, x: f64) -> Error {
     wrong_type(path, "a finite number", got)
 }
 
+/// How deep an option's objects and arrays may nest inside each other, as a JSON body's
+/// may: a host value is checked against it (and against [`OPTION_VALUES_MAX`]) before it
+/// is converted, since converting a deeper one, or one that refers to itself, would
+/// overflow the stack.
+pub const OPTION_NESTING_MAX: usize = 128;
+
+/// How many values (objects, arrays and what they hold) an option may hold in all; a
+/// value that holds the same object many times over counts each time.
+pub const OPTION_VALUES_MAX: usize = 1_000_000;
+
+/// The `VALIDATION_ERROR` for an option nested deeper than [`OPTION_NESTING_MAX`] (or
+/// holding itself), or holding more than [`OPTION_VALUES_MAX`] values.
+pub fn too_nested(path: &str, deep: bool) -> Error {
+    let message = if deep {
+        format!(
+            "is nested too deeply: more than {OPTION_NESTING_MAX} arrays and objects inside \
+             each other (or an object that holds itself)"
+        )
+    } else {
+        format!("holds more than {OPTION_VALUES_MAX} values")
+    };
+    Error::Validation(vec![Violation::new(path, message)])
+}
+
 /// The `VALIDATION_ERROR` for a host string that is not well-formed UTF-16: it holds
 /// half of a surrogate pair on its own. JavaScript allows such strings, but they are
 /// no text, and turning them into UTF-8 would silently put U+FFFD in their place (a
