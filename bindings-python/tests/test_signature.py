@@ -84,3 +84,48 @@ def test_a_now_that_is_not_a_finite_number_is_a_validation_error_at_now() -> Non
             assert str(e) == f"now: {message}"
         else:
             raise AssertionError(f"now={now!r} was accepted")
+
+
+def test_arguments_of_the_wrong_type_are_validation_errors_at_their_name() -> None:
+    headers = signed(BODY, 1_700_000_000)
+    cases: list[tuple[tuple[object, object, object], str, str]] = [
+        ((None, BODY, headers), "secret", "must be a str, got NoneType"),
+        ((SECRET, None, headers), "body", "must be bytes or a str, got NoneType"),
+        ((SECRET, -1, headers), "body", "must be bytes or a str, got int"),
+        ((SECRET, [1, 2], headers), "body", "must be bytes or a str, got list"),
+        (
+            (SECRET, BODY, None),
+            "headers",
+            "must be a mapping of header names to values, or an iterable of (name, value) "
+            "pairs, got NoneType",
+        ),
+        ((SECRET, BODY, "ab"), "headers", "must be a mapping of header names to values, "
+         "or an iterable of (name, value) pairs, got str"),
+        ((SECRET, BODY, [("a", "b", "c")]), "headers", "must be (name, value) pairs, got tuple"),
+        ((SECRET, BODY, {1: "x"}), "headers", "must be a str, got int"),
+        ((SECRET, BODY, {"webhook-id": 7}), "headers.webhook-id", "must be a str or a list of str, got int"),
+        ((SECRET, "b\ud800", headers), "body", "holds half of a UTF-16 surrogate pair (U+D800 to "
+         "U+DFFF) on its own, which is no character; it cannot be read as text"),
+        (("s\ud800", BODY, headers), "secret", "holds half of a UTF-16 surrogate pair (U+D800 to "
+         "U+DFFF) on its own, which is no character; it cannot be read as text"),
+    ]
+    for (secret, body, hdrs), path, message in cases:
+        try:
+            undertone.verify_signature(secret, body, hdrs)  # type: ignore[arg-type]
+        except undertone.ValidationError as e:
+            assert e.code == "VALIDATION_ERROR"
+            assert e.details == [{"path": path, "message": message}], (secret, body, hdrs)
+        else:
+            raise AssertionError(f"{(secret, body, hdrs)!r} was accepted")
+
+
+def test_a_repeated_header_is_one_value_each_and_none_is_no_header() -> None:
+    now = int(time.time())
+    headers: dict[str, object] = dict(signed(BODY, now))
+    good = headers["X-Undertone-Signature"]
+    # As in Node and wasm: a list is the header given once per value, the last one read.
+    headers["X-Undertone-Signature"] = ["sha256=00", good]
+    assert undertone.verify_signature(SECRET, BODY, headers) is True  # type: ignore[arg-type]
+    headers["X-Undertone-Signature"] = None
+    assert undertone.verify_signature(SECRET, BODY, headers) is True  # type: ignore[arg-type]
+    assert undertone.webhooks.delivery_id({"webhook-id": ["a", "b"]}) == "b"  # type: ignore[dict-item]

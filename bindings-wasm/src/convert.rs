@@ -271,8 +271,8 @@ pub fn string(v: &JsValue, path: &str) -> Result<String, JsValue> {
 
 /// Webhook headers as (name, value) pairs: a plain object whose values are strings or
 /// arrays of strings (Node's `req.headers`), or an iterable of `[name, value]` pairs
-/// (a `Headers` or a `Map`). Repeated values are joined with `, ` as HTTP combines
-/// them.
+/// (a `Headers` or a `Map`). An array value (a repeated header) is one pair per
+/// value, and `undefined` or `null` is no header, as in the Node addon.
 pub fn headers(v: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
     const EXPECTED: &str =
         "an object of header names to values, or an iterable of [name, value] pairs";
@@ -291,17 +291,17 @@ pub fn headers(v: &JsValue) -> Result<Vec<(String, String)>, JsValue> {
         let name = string(&pair.get(0), "headers")?;
         let value = pair.get(1);
         let path = format!("headers.{name}");
-        let value = if value.is_undefined() {
+        if value.is_undefined() || value.is_null() {
             continue;
-        } else if Array::is_array(&value) {
+        }
+        if Array::is_array(&value) {
             let parts: Array = value.unchecked_into();
-            let parts: Result<Vec<String>, JsValue> =
-                parts.iter().map(|p| string(&p, &path)).collect();
-            parts?.join(", ")
+            for part in parts.iter() {
+                out.push((name.clone(), string(&part, &path)?));
+            }
         } else {
-            string(&value, &path)?
-        };
-        out.push((name, value));
+            out.push((name, string(&value, &path)?));
+        }
     }
     Ok(out)
 }

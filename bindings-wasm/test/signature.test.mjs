@@ -82,3 +82,13 @@ test("a clock with no JSON form (NaN, Infinity) is a VALIDATION_ERROR at its nam
     });
   }
 });
+
+test("a repeated header is one value each, the last read; null is no header (as in Node)", () => {
+  const h = delivery();
+  const repeated = { ...h, "x-undertone-signature": ["sha256=00", h["x-undertone-signature"]] };
+  assert.equal(wasm.verifySignature(SECRET, BODY, repeated, { now: NOW }), true);
+  const stamped = { ...h, "webhook-timestamp": ["1", String(NOW)] };
+  assert.equal(wasm.verifySignature(SECRET, BODY, stamped, { now: NOW }), true);
+  const absent = { ...h, "x-undertone-signature": null };
+  assert.equal(wasm.verifySignature(SECRET, BODY, absent, { now: NOW }), true);
+});

@@ -105,19 +105,63 @@ def _options(**options: Any) -> str:
     return json.dumps(given, default=_encode)
 
 
+def _invalid(path: str, message: str) -> ValidationError:
+    """The ``ValidationError`` of one violation, as the core raises them."""
+    error = ValidationError(f"{path}: {message}")
+    error.code = "VALIDATION_ERROR"
+    error.details = [{"path": path, "message": message}]
+    return error
+
+
+def _wrong_type(path: str, expected: str, value: Any) -> ValidationError:
+    """The ``ValidationError`` for ``value`` at ``path``, which should be ``expected``."""
+    return _invalid(path, f"must be {expected}, got {type(value).__name__}")
+
+
 def _seconds(now: Any) -> Any:
     """``verify_signature``'s ``now`` for the core: a finite float floored to whole
     seconds. Any other value but NaN and infinity goes as it is, and the core names
     ``now`` when it is not a whole number."""
     if isinstance(now, float):
         if not math.isfinite(now):
-            message = f"must be a finite number, got {now}"
-            error = ValidationError(f"now: {message}")
-            error.code = "VALIDATION_ERROR"
-            error.details = [{"path": "now", "message": message}]
-            raise error
+            raise _invalid("now", f"must be a finite number, got {now}")
         return math.floor(now)
     return now
+
+
+def _text(value: Any, path: str) -> str:
+    """A ``str`` argument, or the ``ValidationError`` at ``path`` for another type or a
+    lone surrogate."""
+    if not isinstance(value, str):
+        raise _wrong_type(path, "a str", value)
+    if not _is_text(value):
+        raise _native.lone_surrogate(path)
+    return value
+
+
+def _header_pairs(headers: Any) -> list[tuple[str, str]]:
+    """``verify_signature``'s headers as (name, value) pairs, as the JavaScript bindings
+    read theirs: a mapping's items or an iterable's pairs, in order; a list or tuple
+    value (a repeated header) is one pair per value, and ``None`` is no header."""
+    expected = "a mapping of header names to values, or an iterable of (name, value) pairs"
+    if isinstance(headers, Mapping):
+        pairs: Iterable[Any] = headers.items()
+    elif isinstance(headers, Iterable) and not isinstance(headers, (str, bytes, bytearray)):
+        pairs = headers
+    else:
+        raise _wrong_type("headers", expected, headers)
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise _wrong_type("headers", "(name, value) pairs", pair)
+        name = _text(pair[0], "headers")
+        value = pair[1]
+        values = value if isinstance(value, (list, tuple)) else [] if value is None else [value]
+        for one in values:
+            if not isinstance(one, str):
+                raise _wrong_type(f"headers.{name}", "a str or a list of str", one)
+            out.append((name, _text(one, f"headers.{name}")))
+    return out
 
 
 def _object(text: str) -> dict[str, Any]:
@@ -269,13 +313,18 @@ def verify_signature(
     must verify: ``X-Undertone-Signature`` and the Standard Webhooks headers, whose
     timestamp must be within ``tolerance_secs`` of ``now`` (default: the clock).
     ``now`` is in unix seconds; a float (as ``time.time()`` returns) is floored to
-    whole seconds, as the clock is. Raises ``ValidationError`` at ``now`` for a value
-    that is not a finite number.
+    whole seconds, as the clock is. A header given as a list or tuple (a repeated
+    header) is one value each, and a value of ``None`` is no header. Raises
+    ``ValidationError`` at the argument (``secret``, ``body``, ``headers.<name>``,
+    ``now``) for a value of the wrong type, a ``str`` with a lone surrogate, or a
+    ``now`` that is not a finite number.
     """
+    secret = _text(secret, "secret")
     if isinstance(body, str):
-        body = body.encode("utf-8")
-    pairs = headers.items() if isinstance(headers, Mapping) else headers
-    items = [(str(k), str(v)) for k, v in pairs]
+        body = _text(body, "body").encode("utf-8")
+    elif not isinstance(body, (bytes, bytearray, memoryview)):
+        raise _wrong_type("body", "bytes or a str", body)
+    items = _header_pairs(headers)
     options = _options(tolerance_secs=tolerance_secs, now=_seconds(now))
     return _native.verify_signature(secret, bytes(body), items, options, int(time.time()))
 

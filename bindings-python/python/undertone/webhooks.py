@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Optional, Union
 
-from . import DEFAULT_TOLERANCE_SECS, verify_signature
+from . import DEFAULT_TOLERANCE_SECS, _header_pairs, verify_signature
 
 __all__ = ["DELIVERY_HEADERS", "Headers", "delivery_id", "verify"]
 
@@ -49,9 +49,10 @@ def verify(
 
 def delivery_id(headers: Headers) -> Optional[str]:
     """The delivery id to deduplicate on: ``X-Undertone-Delivery``, else ``webhook-id``
-    (names in any case), or ``None`` when neither is present."""
-    pairs = headers.items() if isinstance(headers, Mapping) else headers
-    found = {str(name).lower(): str(value) for name, value in pairs}
+    (names in any case), or ``None`` when neither is present. The headers are read as
+    ``verify`` reads them (a repeated header's last value); ``ValidationError`` at
+    ``headers`` for what is no headers."""
+    found = {name.lower(): value for name, value in _header_pairs(headers)}
     for name in DELIVERY_HEADERS:
         if value := found.get(name.lower()):
             return value
