@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 use crate::error::{Error, Result, Violation};
 use crate::schema::DeploymentId;
 use crate::schema::format_utc;
+use crate::validate::json as strict;
 use crate::validate::{TimestampError, parse_timestamp, type_name};
 
 /// An input file: its name (for error messages) and its bytes.
@@ -283,16 +284,18 @@ fn invalid(at: &str, message: impl Into<String>) -> Error {
     Error::Validation(vec![Violation::new(at, message)])
 }
 
-/// The file parsed as JSON, or an error naming it and the position of the fault.
+/// The file parsed as JSON, or an error naming it and the position of the fault. Read
+/// as a request body is (a key given twice in one object is refused, not read as its
+/// last value): an export that says two things at once is not guessed at.
 fn parse_json(file: &File<'_>) -> Result<Value> {
-    serde_json::from_slice(file.content()).map_err(|e| not_json(file.name, &e))
+    strict::from_slice(file.content()).map_err(|e| not_json(file.name, &e))
 }
 
 /// The JSON documents of a file with where each is: the whole file when it is one
 /// JSON value, else one per non-empty line (JSON Lines: `name:LINE`). A file that is
 /// neither is the JSON error, or the first line that does not parse.
 fn documents(file: &File<'_>) -> Result<Vec<(String, Value)>> {
-    let whole = match serde_json::from_slice::<Value>(file.content()) {
+    let whole = match strict::from_slice(file.content()) {
         Ok(doc) => return Ok(vec![(file.name.to_owned(), doc)]),
         Err(e) => e,
     };
@@ -309,7 +312,7 @@ fn documents(file: &File<'_>) -> Result<Vec<(String, Value)>> {
     // JSON Lines only when there are lines and the first is a JSON value by itself.
     let first_is_json = lines
         .next()
-        .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
+        .is_some_and(|l| strict::from_slice(l.as_bytes()).is_ok());
     if !first_is_json || lines.next().is_none() {
         return Err(not_json(file.name, &whole));
     }
@@ -320,7 +323,7 @@ fn documents(file: &File<'_>) -> Result<Vec<(String, Value)>> {
         .filter(|(_, l)| !l.trim().is_empty())
     {
         let at = format!("{}:{}", file.name, i + 1);
-        let doc = serde_json::from_str(line).map_err(|e| {
+        let doc = strict::from_slice(line.as_bytes()).map_err(|e| {
             invalid(
                 &at,
                 format!("is not JSON (JSON Lines: one value per line): {e}"),

@@ -23,6 +23,14 @@ pub(super) fn from_str(text: &str) -> serde_json::Result<Value> {
     Ok(value)
 }
 
+/// [`from_str`] of bytes (UTF-8 checked by the reader, its error naming the position).
+pub(crate) fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    let value = Strict.deserialize(&mut reader)?;
+    reader.end()?;
+    Ok(value)
+}
+
 /// Why `text` is not JSON as the contract reads it, after `is not valid JSON` or
 /// `is`: serde_json's message, except where it would mislead. Its recursion limit (128
 /// arrays and objects inside each other) is said in words a caller can act on, and so

@@ -5,7 +5,7 @@
 
 pub mod address;
 mod fields;
-mod json;
+pub(crate) mod json;
 mod json_lines;
 mod webhook_url;
 pub mod wording;

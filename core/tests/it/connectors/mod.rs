@@ -167,8 +167,21 @@ fn fixtures_score_with_sensible_bands() {
 
 #[test]
 fn malformed_inputs_name_the_file_the_position_and_what_was_expected() {
-    let cases: [(Format, &str, &str, &str); 7] = [
+    let cases: [(Format, &str, &str, &str); 9] = [
         (Format::ChatGpt, "{", "x.json", "is not JSON"),
+        // A key given twice is refused, as in a request body, not read as its last value.
+        (
+            Format::Claude,
+            r#"[{"chat_messages": [{"sender": "human", "text": "I want a refund now", "text": "thanks"}]}]"#,
+            "x.json",
+            "is not JSON: the key \"text\" is given twice in one object at line 1 column 77",
+        ),
+        (
+            Format::Zendesk,
+            "{\"c\": 1}\n{\"c\": 1, \"c\": 2}\n",
+            "x.json:2",
+            "is not JSON (JSON Lines: one value per line): the key \"c\" is given twice",
+        ),
         (
             Format::ChatGpt,
             "{}",
