@@ -198,7 +198,7 @@ fn bounded(env: &Env, roots: Vec<(String, Unknown<'_>)>) -> napi::Result<()> {
         if value.get_type()? != ValueType::Object {
             continue;
         }
-        if depth >= host::OPTION_NESTING_MAX {
+        if depth > host::OPTION_NESTING_MAX {
             return refuse(true);
         }
         let object = Object::from_unknown(value)?;

@@ -223,7 +223,7 @@ test('arguments of the wrong type are VALIDATION_ERRORs at their name', () => {
   wrongType(
     () => importConversations('mapping', chatgpt, { mapping: { roles: deep } }),
     'mapping',
-    'is nested too deeply: more than 128 arrays and objects inside each other (or an object that holds itself)',
+    'is nested too deeply: more than 64 arrays and objects inside each other (or an object that holds itself)',
   )
 })
 

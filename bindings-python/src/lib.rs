@@ -89,6 +89,15 @@ fn lone_surrogate(py: Python<'_>, path: &str) -> Py<PyAny> {
         .into_any()
 }
 
+/// The `ValidationError` for an option at `path` whose dicts and lists nest more than
+/// `OPTION_NESTING_MAX` deep (`host::too_nested`), checked by the package.
+#[pyfunction]
+fn too_nested(py: Python<'_>, path: &str) -> Py<PyAny> {
+    core_error(py, &host::too_nested(path, true))
+        .into_value(py)
+        .into_any()
+}
+
 /// A path given as `str` (named `path` in errors), as the operating system names
 /// files: PyO3 encodes it as `os.fsencode` does, so a file name that is not UTF-8
 /// (which `os.fsdecode` turned into lone surrogates) names its file again. A lone
@@ -257,5 +266,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import_conversations, m)?)?;
     m.add_function(wrap_pyfunction!(verify_signature, m)?)?;
     m.add_function(wrap_pyfunction!(lone_surrogate, m)?)?;
+    m.add_function(wrap_pyfunction!(too_nested, m)?)?;
+    m.add("OPTION_NESTING_MAX", host::OPTION_NESTING_MAX)?;
     Ok(())
 }

@@ -214,7 +214,8 @@ def test_a_whole_character_beyond_the_bmp_in_an_option_is_not_called_a_surrogate
         undertone.import_conversations("mapping", b"[]", mapping={"roles": {"🤖": "ai"}, "x": float("nan")})
     message = caught.value.details[0]["message"]
     assert "surrogate" not in message, message
-    assert caught.value.details[0]["path"] == "options"
+    # Named at the option that holds it.
+    assert caught.value.details[0] == {"path": "mapping", "message": "must be a finite number, got nan"}
 
 
 def test_a_file_name_that_is_not_utf8_is_read(tmp_path: Path) -> None:
@@ -224,3 +225,33 @@ def test_a_file_name_that_is_not_utf8_is_read(tmp_path: Path) -> None:
     (tmp_path / name).write_bytes(EXAMPLE.read_bytes())
     result = undertone.score(tmp_path / name)
     assert result["intelligence"]["human_turn_count"] == undertone.score(EXAMPLE)["intelligence"]["human_turn_count"]
+
+
+def test_an_option_json_cannot_hold_is_refused_at_its_name() -> None:
+    import undertone
+
+    deep: object = "x"
+    for _ in range(64):
+        deep = [deep]
+    cases: list[tuple[dict[str, object], str, str]] = [
+        ({"deployment_id": float("inf")}, "deployment_id", "must be a finite number, got inf"),
+        ({"deployment_id": 10**400}, "deployment_id", "holds a number too large to read: numbers "
+         "must fit a 64-bit float (up to about 1.8e308); send a longer number as a string"),
+        ({"deployment_id": [deep]}, "deployment_id", "is nested too deeply: more than 64 arrays "
+         "and objects inside each other (or an object that holds itself)"),
+        ({"deployment_id": deep}, "deployment_id", "must be a string, got array"),
+    ]
+    for options, path, message in cases:
+        try:
+            undertone.score([], **options)  # type: ignore[arg-type]
+        except undertone.ValidationError as e:
+            assert e.details == [{"path": path, "message": message}], options
+        else:
+            raise AssertionError(f"{options} was accepted")
+    mapping = {"conversation": "/c", "role": "/r", "content": "/t", "timestamp": float("nan")}
+    try:
+        undertone.import_conversations("mapping", b"[]", mapping=mapping)
+    except undertone.ValidationError as e:
+        assert e.details == [{"path": "mapping", "message": "must be a finite number, got nan"}]
+    else:
+        raise AssertionError("a mapping holding NaN was accepted")

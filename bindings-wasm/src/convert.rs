@@ -150,7 +150,7 @@ fn bounded(options: &JsValue) -> Result<(), JsValue> {
         if !value.is_object() {
             continue;
         }
-        if depth >= host::OPTION_NESTING_MAX {
+        if depth > host::OPTION_NESTING_MAX {
             return refuse(true);
         }
         let object: &Object = value.unchecked_ref();

@@ -164,7 +164,7 @@ test("an option nested too deeply, or holding itself, is refused at its name, an
   const looped = {};
   looped.self = looped;
   const message =
-    "is nested too deeply: more than 128 arrays and objects inside each other (or an object that holds itself)";
+    "is nested too deeply: more than 64 arrays and objects inside each other (or an object that holds itself)";
   for (const [options, path] of [
     [{ view: deep }, "view"],
     [{ zzz: [[deep]] }, "zzz"],

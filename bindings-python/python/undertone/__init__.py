@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
+import sys
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -97,12 +98,38 @@ def _is_text(value: str) -> bool:
 
 def _options(**options: Any) -> str:
     """The options given (not ``None``) as JSON text, for the core to read and check.
-    Raises ``ValidationError`` at an option whose ``str`` holds a lone surrogate."""
+    Raises ``ValidationError`` at an option whose ``str`` holds a lone surrogate, that
+    holds a number JSON cannot write (NaN, infinity, past the largest float), or that
+    nests too deeply: read as JSON, each would be another value, or an error at
+    ``options`` that names no option."""
     given = {k: v for k, v in options.items() if v is not None}
     for name, value in given.items():
         if isinstance(value, str) and not _is_text(value):
             raise _native.lone_surrogate(name)
+        _check_json(name, value)
     return json.dumps(given, default=_encode)
+
+
+def _check_json(name: str, value: Any) -> None:
+    """Raises the ``ValidationError`` at option ``name`` for a number in ``value`` that
+    JSON cannot write, or for dicts and lists nested more than the core allows (as the
+    JavaScript bindings check theirs)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise _invalid(name, f"must be a finite number, got {item}")
+        if isinstance(item, int) and not isinstance(item, bool) and abs(item) > sys.float_info.max:
+            raise _invalid(
+                name,
+                "holds a number too large to read: numbers must fit a 64-bit float (up to "
+                "about 1.8e308); send a longer number as a string",
+            )
+        if isinstance(item, (Mapping, list, tuple)):
+            if depth >= _native.OPTION_NESTING_MAX:
+                raise _native.too_nested(name)
+            children = item.values() if isinstance(item, Mapping) else item
+            stack.extend((child, depth + 1) for child in children)
 
 
 def _invalid(path: str, message: str) -> ValidationError:

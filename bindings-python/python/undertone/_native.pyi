@@ -5,10 +5,11 @@ from typing import Optional, Union
 
 __all__ = ["DEFAULT_TOLERANCE_SECS", "SCORER_VERSION", "UndertoneError", "ValidationError"]
 __all__ += ["drift", "import_conversations", "score", "validate", "verify_signature"]
-__all__ += ["lone_surrogate"]
+__all__ += ["OPTION_NESTING_MAX", "lone_surrogate", "too_nested"]
 
 SCORER_VERSION: str
 DEFAULT_TOLERANCE_SECS: int
+OPTION_NESTING_MAX: int
 
 class UndertoneError(Exception):
     code: str
@@ -32,3 +33,6 @@ def verify_signature(
 
 # The ValidationError for a str at `path` holding a lone surrogate (no UTF-8 text can).
 def lone_surrogate(path: str) -> ValidationError: ...
+
+# The ValidationError for an option nested more than OPTION_NESTING_MAX deep.
+def too_nested(path: str) -> ValidationError: ...

@@ -155,11 +155,13 @@ pub fn non_finite(path: &str, x: f64) -> Error {
     wrong_type(path, "a finite number", got)
 }
 
-/// How deep an option's objects and arrays may nest inside each other, as a JSON body's
-/// may: a host value is checked against it (and against [`OPTION_VALUES_MAX`]) before it
-/// is converted, since converting a deeper one, or one that refers to itself, would
-/// overflow the stack.
-pub const OPTION_NESTING_MAX: usize = 128;
+/// How deep an option's objects and arrays may nest inside each other (a mapping
+/// document, the deepest option there is, nests three): a host value is checked
+/// against it (and against [`OPTION_VALUES_MAX`]) before it is converted, since
+/// converting a much deeper one, or one that refers to itself, would overflow the
+/// stack. Well inside the JSON reader's 128, so options written as JSON whole (as the
+/// Python package sends them) are read without hitting that limit first.
+pub const OPTION_NESTING_MAX: usize = 64;
 
 /// How many values (objects, arrays and what they hold) an option may hold in all; a
 /// value that holds the same object many times over counts each time.
