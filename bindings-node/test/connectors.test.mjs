@@ -237,3 +237,11 @@ test('a mapping given as an ArrayBuffer is its bytes; a DataView is refused at m
   assert.equal(refused.path, 'mapping')
   assert.match(refused.message, /, got DataView$/)
 })
+
+test('no files at all is refused at files', () => {
+  wrongType(
+    () => importConversations('chatgpt', {}),
+    'files',
+    "holds no file: give an export file, a folder or one file's contents",
+  )
+})

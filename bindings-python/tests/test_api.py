@@ -255,3 +255,16 @@ def test_an_option_json_cannot_hold_is_refused_at_its_name() -> None:
         assert e.details == [{"path": "mapping", "message": "must be a finite number, got nan"}]
     else:
         raise AssertionError("a mapping holding NaN was accepted")
+
+
+def test_no_files_is_refused_at_files() -> None:
+    import undertone
+
+    try:
+        undertone.import_conversations("chatgpt", {})
+    except undertone.ValidationError as e:
+        assert e.details == [
+            {"path": "files", "message": "holds no file: give an export file, a folder or one file's contents"}
+        ]
+    else:
+        raise AssertionError("no files were accepted")

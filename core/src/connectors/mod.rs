@@ -171,6 +171,12 @@ pub fn import(
     }
     let id = deployment_id.value.unwrap_or(format.name());
     crate::validate::identifier(id, deployment_id.name)?;
+    if files.is_empty() {
+        return Err(invalid(
+            "files",
+            "holds no file: give an export file, a folder or one file's contents",
+        ));
+    }
     if out.events.is_empty() {
         let names: Vec<&str> = files.iter().map(|f| f.name).collect();
         let mut message = format!(
