@@ -178,7 +178,17 @@ fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8
                         .ok_or_else(|| wrong(env, &at, convert::CONTENTS, value))?;
                     Ok((name, bytes))
                 };
-                Object::keys(&object)?.into_iter().map(read).collect()
+                // The names as JavaScript strings, so that one holding half a surrogate
+                // pair is said to (napi's own list would carry U+FFFD in its place).
+                let constructor: Function<'_, (), ()> =
+                    env.get_global()?.get_named_property("Object")?;
+                let keys: Function<'_, Unknown<'_>, Unknown<'_>> =
+                    constructor.get_named_property("keys")?;
+                let keys = Object::from_unknown(keys.call(files)?)?;
+                let length: u32 = keys.get_named_property("length")?;
+                (0..length)
+                    .map(|i| read(convert::text(env, keys.get_element(i)?, "files")?))
+                    .collect()
             }
         },
         _ => Err(wrong(env, "files", EXPECTED, files)),

@@ -245,3 +245,11 @@ test('no files at all is refused at files', () => {
     "holds no file: give an export file, a folder or one file's contents",
   )
 })
+
+test('a file name holding half a surrogate pair is said to, at files', () => {
+  wrongType(
+    () => importConversations('chatgpt', { 'a\uD800.json': '[]' }),
+    'files',
+    'holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, which is no character; it cannot be read as text',
+  )
+})

@@ -200,9 +200,11 @@ fn files(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<
     let mut out = Vec::new();
     for item in map.items()?.iter() {
         let (name, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-        let name: String = name
-            .extract()
-            .map_err(|_| wrong(py, "files", "a mapping with str names", &name))?;
+        // A name that is a `str` holding a lone surrogate is said to be one.
+        let name = match name.cast::<PyString>() {
+            Ok(s) => text(s, "files")?,
+            Err(_) => return Err(wrong(py, "files", "a mapping with str names", &name)),
+        };
         let at = format!("files.{name}");
         let bytes = contents(&v, &at)?.ok_or_else(|| wrong(py, &at, "str or bytes", &v))?;
         out.push((name, bytes));

@@ -268,3 +268,20 @@ def test_no_files_is_refused_at_files() -> None:
         ]
     else:
         raise AssertionError("no files were accepted")
+
+
+def test_a_file_name_with_a_lone_surrogate_is_said_to_be_one() -> None:
+    import undertone
+
+    try:
+        undertone.import_conversations("chatgpt", {"a\ud800.json": "[]"})
+    except undertone.ValidationError as e:
+        assert e.details == [
+            {
+                "path": "files",
+                "message": "holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, "
+                "which is no character; it cannot be read as text",
+            }
+        ]
+    else:
+        raise AssertionError("the name was accepted")

@@ -234,10 +234,13 @@ pub fn files(v: &JsValue) -> Result<Vec<(String, Vec<u8>)>, JsValue> {
         }
         Err(None) => {}
     }
-    entries(v)
-        .into_iter()
-        .map(|(name, value)| {
-            let contents = bytes(&value, &format!("files.{name}"))?;
+    // Each name read as text, so that one holding half a surrogate pair is said to.
+    Object::entries(v.unchecked_ref())
+        .iter()
+        .map(|entry| {
+            let entry: Array = entry.unchecked_into();
+            let name = text(&entry.get(0), "files")?.unwrap_or_default();
+            let contents = bytes(&entry.get(1), &format!("files.{name}"))?;
             Ok((name, contents))
         })
         .collect()

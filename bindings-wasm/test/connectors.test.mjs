@@ -176,3 +176,14 @@ test("the README example runs as written", () => {
   const lines = [...expected.skipped.map(({ at, reason }) => `left out ${at}: ${reason}`), band];
   assert.deepStrictEqual(out.trimEnd().split("\n"), lines);
 });
+
+test("a file name holding half a surrogate pair is said to, at files", () => {
+  const e = thrown(() => wasm.importConversations("chatgpt", { "a\uD800.json": "[]" }));
+  assert.deepStrictEqual(e.details, [
+    {
+      path: "files",
+      message:
+        "holds half of a UTF-16 surrogate pair (U+D800 to U+DFFF) on its own, which is no character; it cannot be read as text",
+    },
+  ]);
+});
