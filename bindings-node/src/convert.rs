@@ -63,6 +63,8 @@ pub fn wrong(env: &Env, path: &str, expected: &str, value: Unknown<'_>) -> napi:
             Ok(tag) => tag,
             Err(e) => return e,
         },
+        // The one JavaScript type this napi version does not name.
+        Ok(ValueType::Unknown) => "bigint".to_owned(),
         Ok(other) => other.to_string().to_lowercase(),
         Err(e) => return e,
     };
@@ -129,35 +131,42 @@ pub fn to_js(env: &Env, result: Result<String, Failure>) -> napi::Result<Unknown
     json(env, "parse")?.call(result.map_err(|f| f.into_js(env))?)
 }
 
-/// An options object as JSON for core (`undefined`, `null`: none given).
+/// An options object as JSON for core (`undefined`, `null`: none given). Only its own
+/// enumerable properties are read, as `JSON.stringify` reads an object (a `Map` or a
+/// `Date` holds none), each by [`option`]; a property that is `undefined` is not given,
+/// and a name holding half a surrogate pair is refused at `options`.
+/// Anything but an object is a `VALIDATION_ERROR` at `options`, as in the wasm package.
 pub fn options(env: &Env, value: Option<Unknown<'_>>) -> napi::Result<Value> {
-    match value {
-        None => Ok(Value::Null),
-        Some(v) if v.get_type()? == ValueType::Undefined => Ok(Value::Null),
-        Some(v) => {
-            finite_numbers(env, v)?;
-            let roots = match entries(v)? {
-                entries if entries.is_empty() => vec![("options".to_owned(), v)],
-                entries => entries,
-            };
-            bounded(env, roots)?;
-            let options = env
-                .from_js_value(v)
-                .map_err(|_| wrong(env, "options", "an object of strings and numbers", v))?;
-            if host::has_replacement(&options) {
-                whole_characters(env, v)?;
-            }
-            Ok(options)
+    let Some(v) =
+        value.filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined) | Ok(ValueType::Null)))
+    else {
+        return Ok(Value::Null);
+    };
+    if v.get_type()? != ValueType::Object || v.is_array()? {
+        return Err(wrong(env, "options", "an object", v));
+    }
+    let mut options = serde_json::Map::new();
+    for (name, value) in entries(env, v)? {
+        if value.get_type()? != ValueType::Undefined {
+            let value = option(env, &name, value)?;
+            options.insert(name, value);
         }
     }
+    Ok(Value::Object(options))
 }
 
 /// One option's value as JSON for core, checked as [`options`] checks each: a number
 /// JSON cannot write, nesting too deep, half a surrogate pair, each a
 /// `VALIDATION_ERROR` at `name`.
 pub fn option(env: &Env, name: &str, v: Unknown<'_>) -> napi::Result<Value> {
-    if v.get_type()? == ValueType::Undefined {
-        return Ok(Value::Null);
+    match v.get_type()? {
+        ValueType::Undefined => return Ok(Value::Null),
+        // (A BigInt is `Unknown` to this napi version.)
+        ValueType::Function | ValueType::Symbol | ValueType::Unknown | ValueType::External => {
+            let expected = "a string, a number, a boolean, an object or an array";
+            return Err(wrong(env, name, expected, v));
+        }
+        _ => {}
     }
     if v.get_type()? == ValueType::Number {
         let x = f64::from_unknown(v)?;
@@ -209,48 +218,30 @@ fn bounded(env: &Env, roots: Vec<(String, Unknown<'_>)>) -> napi::Result<()> {
     Ok(())
 }
 
-/// Fails on an option that is a number JSON cannot write (`host::non_finite`).
-fn finite_numbers(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
-    for (name, value) in entries(options)? {
-        if value.get_type()? == ValueType::Number {
-            let x = f64::from_unknown(value)?;
-            if !x.is_finite() {
-                return Err(Failure::from(host::non_finite(&name, x)).into_js(env));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Fails on an option whose strings hold half a surrogate pair (`host::lone_surrogate`):
-/// `JSON.stringify` writes such a half as a `\ud800`-style escape and a whole pair as
-/// its character.
-fn whole_characters(env: &Env, options: Unknown<'_>) -> napi::Result<()> {
-    let lone = |value| -> napi::Result<bool> {
-        Ok(stringify(env, value)?.is_some_and(|json| host::escapes_a_surrogate(&json)))
-    };
-    for (name, value) in entries(options)? {
-        if lone(value)? {
-            return Err(Failure::from(host::lone_surrogate(&name)).into_js(env));
-        }
-    }
-    // No value holds one: a name does, which cannot be written back as it was given.
-    if lone(options)? {
-        return Err(Failure::from(host::lone_surrogate("options")).into_js(env));
-    }
-    Ok(())
-}
-
 /// The own properties of a plain object, in order; none for any other value.
-fn entries<'e>(value: Unknown<'e>) -> napi::Result<Vec<(String, Unknown<'e>)>> {
+fn entries<'e>(env: &'e Env, value: Unknown<'e>) -> napi::Result<Vec<(String, Unknown<'e>)>> {
     if value.get_type()? != ValueType::Object || value.is_array()? {
         return Ok(Vec::new());
     }
     let object = Object::from_unknown(value)?;
-    Object::keys(&object)?
+    own_keys(env, value)?
         .into_iter()
-        .map(|name| Ok((name.clone(), object.get_named_property(&name)?)))
+        .map(|key| {
+            // A name holding half a surrogate pair cannot be written back as given.
+            let name = text(env, key, "options")?;
+            Ok((name.clone(), object.get_named_property(&name)?))
+        })
         .collect()
+}
+
+/// The own enumerable string keys of an object, as JavaScript's `Object.keys` lists
+/// them (napi's own listing also walks the prototype chain), as JavaScript strings.
+pub fn own_keys<'e>(env: &'e Env, object: Unknown<'e>) -> napi::Result<Vec<Unknown<'e>>> {
+    let constructor: Function<'_, (), ()> = env.get_global()?.get_named_property("Object")?;
+    let keys: Function<'_, Unknown<'_>, Unknown<'_>> = constructor.get_named_property("keys")?;
+    let keys = Object::from_unknown(keys.call(object)?)?;
+    let length: u32 = keys.get_named_property("length")?;
+    (0..length).map(|i| keys.get_element(i)).collect()
 }
 
 /// A JavaScript string as Rust text, or a `VALIDATION_ERROR` at `path` if it holds

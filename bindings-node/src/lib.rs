@@ -179,15 +179,10 @@ fn read_files(env: &Env, files: Unknown<'_>) -> napi::Result<Vec<(String, Vec<u8
                     Ok((name, bytes))
                 };
                 // The names as JavaScript strings, so that one holding half a surrogate
-                // pair is said to (napi's own list would carry U+FFFD in its place).
-                let constructor: Function<'_, (), ()> =
-                    env.get_global()?.get_named_property("Object")?;
-                let keys: Function<'_, Unknown<'_>, Unknown<'_>> =
-                    constructor.get_named_property("keys")?;
-                let keys = Object::from_unknown(keys.call(files)?)?;
-                let length: u32 = keys.get_named_property("length")?;
-                (0..length)
-                    .map(|i| read(convert::text(env, keys.get_element(i)?, "files")?))
+                // pair is said to (as Rust text it would carry U+FFFD in its place).
+                convert::own_keys(env, files)?
+                    .into_iter()
+                    .map(|key| read(convert::text(env, key, "files")?))
                     .collect()
             }
         },
@@ -235,8 +230,12 @@ fn mapping_and_rest(
     };
     let object = Object::from_unknown(o)?;
     let (mut mapping, mut rest) = (None, serde_json::Map::new());
-    for name in Object::keys(&object)? {
+    for key in convert::own_keys(env, o)? {
+        let name = String::from_unknown(key)?;
         let value: Unknown<'_> = object.get_named_property(&name)?;
+        if value.get_type()? == ValueType::Undefined {
+            continue;
+        }
         // A mapping given as binary data is read as its bytes; JSON cannot hold it.
         let bytes = match name == "mapping" {
             true => convert::binary(env, value)?,
@@ -328,7 +327,8 @@ fn header_pairs(env: &Env, headers: Unknown<'_>) -> napi::Result<Vec<(String, St
             ));
         }
     } else {
-        for name in Object::keys(&object)? {
+        for key in convert::own_keys(env, headers)? {
+            let name = String::from_unknown(key)?;
             let value: Unknown<'_> = object.get_named_property(&name)?;
             named.push((name, value));
         }

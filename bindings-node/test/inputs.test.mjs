@@ -282,3 +282,24 @@ test('an option nested too deeply, or holding itself, is refused at its name, an
     e.details[0].path === 'view' && e.details[0].message === message)
   assert.deepEqual(score(example), reference)
 })
+
+test('options are an object whose own properties are read, as in the wasm package', () => {
+  const any = 'a string, a number, a boolean, an object or an array'
+  for (const [options, path, message] of [
+    [NaN, 'options', 'must be an object, got number'],
+    [1n, 'options', 'must be an object, got bigint'],
+    [{ view: () => 'full' }, 'view', `must be ${any}, got function`],
+    [{ view: Symbol('full') }, 'view', `must be ${any}, got symbol`],
+    [{ view: 1n }, 'view', `must be ${any}, got bigint`],
+  ]) {
+    assert.throws(() => score(example, options), (e) => {
+      assert.deepEqual(e.details, [{ path, message }])
+      return true
+    })
+  }
+  // Only own enumerable properties, as JSON.stringify reads them: a Map, a Date and an
+  // inherited property give none; an undefined one is not given.
+  for (const options of [new Map([['view', 'BAD']]), new Date(), Object.create({ view: 'BAD' }), { view: undefined }]) {
+    assert.deepEqual(score(example, options), reference)
+  }
+})

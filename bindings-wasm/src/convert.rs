@@ -92,36 +92,50 @@ pub fn from_json(result: Result<String, Error>) -> Result<JsValue, JsValue> {
     JSON::parse(&result.map_err(throw)?)
 }
 
-/// An options object as JSON for core (`undefined` and `null`: none given).
+/// An options object as JSON for core (`undefined` and `null`: none given). Only its own
+/// enumerable properties are read, as `JSON.stringify` reads an object (a `Map` or a
+/// `Date` holds none), as in the Node addon; a property that is `undefined` is not
+/// given. Anything but an object is a `VALIDATION_ERROR` at `options`; a value with no
+/// JSON form, a number JSON cannot write or half a surrogate pair, at its option.
 pub fn options(v: &JsValue) -> Result<Value, JsValue> {
-    // A number JSON cannot write (`host::non_finite`).
+    if v.is_undefined() || v.is_null() {
+        return Ok(Value::Null);
+    }
+    if !v.is_object() || Array::is_array(v) {
+        return Err(wrong("options", "an object", v));
+    }
+    bounded(v)?;
+    // Half a surrogate pair reaches Rust as U+FFFD: look again (`host::lone_surrogate`).
+    let lone = |value: &JsValue| {
+        let json = JSON::stringify(value).ok().and_then(|s| s.as_string());
+        json.is_some_and(|json| host::escapes_a_surrogate(&json))
+    };
+    let mut options = serde_json::Map::new();
     for (name, value) in entries(v) {
+        if value.is_undefined() {
+            continue;
+        }
+        if value.is_function() || value.is_symbol() || value.is_bigint() {
+            let expected = "a string, a number, a boolean, an object or an array";
+            return Err(wrong(&name, expected, &value));
+        }
         if let Some(x) = value.as_f64()
             && !x.is_finite()
         {
             return Err(throw(host::non_finite(&name, x)));
         }
-    }
-    bounded(v)?;
-    let options: Value =
-        serde_wasm_bindgen::from_value(v.clone()).map_err(|_| wrong("options", "an object", v))?;
-    // Half a surrogate pair reaches Rust as U+FFFD: look again (`host::lone_surrogate`).
-    if host::has_replacement(&options) {
-        let lone = |value: &JsValue| {
-            let json = JSON::stringify(value).ok().and_then(|s| s.as_string());
-            json.is_some_and(|json| host::escapes_a_surrogate(&json))
-        };
-        for (name, value) in entries(v) {
-            if lone(&value) {
-                return Err(throw(host::lone_surrogate(&name)));
-            }
+        let converted: Value = serde_wasm_bindgen::from_value(value.clone())
+            .map_err(|_| wrong(&name, "JSON", &value))?;
+        if host::has_replacement(&converted) && lone(&value) {
+            return Err(throw(host::lone_surrogate(&name)));
         }
-        // No value holds one: a name does, which cannot be written back as given.
-        if lone(v) {
-            return Err(throw(host::lone_surrogate("options")));
-        }
+        options.insert(name, converted);
     }
-    Ok(options)
+    // No value holds one: a name does, which cannot be written back as given.
+    if options.keys().any(|k| k.contains('\u{FFFD}')) && lone(v) {
+        return Err(throw(host::lone_surrogate("options")));
+    }
+    Ok(Value::Object(options))
 }
 
 /// Fails on an option nested too deeply, or holding itself or too many values

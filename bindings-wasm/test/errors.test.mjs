@@ -179,3 +179,20 @@ test("an option nested too deeply, or holding itself, is refused at its name, an
   // Every later call is answered as before (a stack overflow would leave the module broken).
   assert.equal(wasm.score(refund.input).pipeline, "support");
 });
+
+test("options are an object whose own properties are read, as in the Node addon", () => {
+  const any = "a string, a number, a boolean, an object or an array";
+  for (const [options, path, message] of [
+    [NaN, "options", "must be an object, got number"],
+    [1n, "options", "must be an object, got bigint"],
+    [{ view: () => "full" }, "view", `must be ${any}, got function`],
+    [{ view: Symbol("full") }, "view", `must be ${any}, got symbol`],
+    [{ view: 1n }, "view", `must be ${any}, got bigint`],
+  ]) {
+    assert.deepStrictEqual(thrown(() => wasm.score(refund.input, options)).details, [{ path, message }]);
+  }
+  const reference = wasm.score(refund.input);
+  for (const options of [new Map([["view", "BAD"]]), new Date(), Object.create({ view: "BAD" }), { view: undefined }]) {
+    assert.deepStrictEqual(wasm.score(refund.input, options), reference);
+  }
+});
