@@ -146,10 +146,16 @@ impl Iterator for JsonLines<'_> {
         match serde_json::from_str(line) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.bad_lines.push(Violation::new(
-                    format!("events[{index}]"),
-                    format!("line {} {}", line_no + 1, json::why_not(&e)),
-                ));
+                let mut message = format!("line {} {}", line_no + 1, json::why_not(&e));
+                // Lines split at a bare CR (as old Mac files are) read as one long line.
+                if line.contains('\r') {
+                    message.push_str(
+                        " (the line holds a carriage return without a line feed: JSON Lines \
+                         ends each line with LF or CRLF)",
+                    );
+                }
+                self.bad_lines
+                    .push(Violation::new(format!("events[{index}]"), message));
                 Some(Line::Other(Value::Null))
             }
         }

@@ -56,3 +56,22 @@ fn a_key_given_twice_on_a_line_names_the_line() {
         ],
     );
 }
+
+#[test]
+fn lines_split_at_a_bare_carriage_return_are_said_to_be() {
+    // Old Mac line endings: the two events read as one line with trailing characters.
+    let one = event().to_string();
+    let text = format!("{one}\r{one}\r");
+    let column = one.len() + 2;
+    assert_line_violations(
+        &text,
+        &[(
+            "events[0]",
+            &format!(
+                "line 1 is not valid JSON: trailing characters at line 1 column {column} (the \
+                 line holds a carriage return without a line feed: JSON Lines ends each line \
+                 with LF or CRLF)"
+            ),
+        )],
+    );
+}
