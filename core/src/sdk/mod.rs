@@ -419,7 +419,8 @@ pub fn drift_period(
     if let Some(label) = label {
         validate::identifier(label, &format!("{fallback}.label"))?;
     }
-    let request = load_request(source, deployment_id, &LOCAL)?;
+    let request = load_request(source, deployment_id, &LOCAL)
+        .map_err(|e| in_period(e, fallback, deployment_id.name))?;
     let label = label.map_or_else(|| source.label(fallback), str::to_owned);
     Ok((
         request.deployment_id,
@@ -428,6 +429,27 @@ pub fn drift_period(
             events: request.events,
         },
     ))
+}
+
+/// `e`, a violation of one period's input, said at the period as a drift request's are
+/// (`after.events[3].content`; `after` for the input as a whole, which the reader calls
+/// `body`), so that a caller with two unnamed inputs knows which one is wrong. A
+/// violation of the deployment option (at `option`, its name) is the option's and stays.
+fn in_period(e: Error, period: &str, option: &str) -> Error {
+    let Error::Validation(violations) = e;
+    Error::Validation(
+        violations
+            .into_iter()
+            .map(|mut v| {
+                if v.path == "body" {
+                    v.path = period.to_owned();
+                } else if v.path != option {
+                    v.path = format!("{period}.{}", v.path);
+                }
+                v
+            })
+            .collect(),
+    )
 }
 
 /// The drift request of two periods read by [`drift_period`]: AI turns are recognised

@@ -128,3 +128,35 @@ fn drift_vectors_give_their_result() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn a_drift_input_that_breaks_the_contract_is_named_by_its_period() {
+    let good = fs::read(root().join("examples/drift-v1.json")).expect("an example");
+    let violations = |before: &[u8], after: &[u8], options: &DriftOptions<'_>| {
+        let e = sdk::drift_json(&Source::new(before), &Source::new(after), options)
+            .expect_err("refused");
+        e.violations()
+            .iter()
+            .map(|v| (v.path.clone(), v.message.clone()))
+            .collect::<Vec<_>>()
+    };
+    let options = DriftOptions::default();
+    assert_eq!(
+        violations(&good, br#"{"deployment_id": "d", "events": []}"#, &options),
+        [(
+            "after.events".to_owned(),
+            "must hold at least 1 event, got 0".to_owned()
+        )]
+    );
+    assert_eq!(
+        violations(b"[1", &good, &options)[0].0,
+        "before",
+        "the input as a whole is its period"
+    );
+    // The deployment option's own violation stays at the option.
+    let events = br#"[{"actor_id": "u", "content": "hi", "timestamp": "2026-11-21T09:00:00Z"}]"#;
+    assert_eq!(
+        violations(events, &good, &options)[0].0,
+        DriftOptions::default().deployment_id.name
+    );
+}
