@@ -153,6 +153,24 @@ def test_valid_key_answers_initialize(server: Server) -> None:
     assert answers[0]["result"]["capabilities"].get("tools") is not None, answers[0]
 
 
+def answers_by_id(server: Server, messages: list[str]) -> dict[Any, dict[str, Any]]:
+    """Sends `messages`, one per line, to `undertone mcp` with the read-only key and
+    returns its answers by id once its input ends."""
+    done = subprocess.run(
+        [str(BINARY), "mcp", "--base-url", server.base_url, "--api-key", server.ro_key],
+        input="\n".join(messages) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=ROOT,
+        env={**os.environ, "RUST_LOG": "warn"},
+        check=False,
+    )
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return {line["id"]: line for line in lines if "id" in line}
+
+
 def test_a_message_that_gives_a_key_twice_is_refused_as_a_rest_body_is(server: Server) -> None:
     """The SDK's reader keeps a repeated key's last value; `undertone mcp` answers such a
     request itself with a JSON-RPC error carrying the REST body's message (a
@@ -164,18 +182,8 @@ def test_a_message_that_gives_a_key_twice_is_refused_as_a_rest_body_is(server: S
     notification = '{"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}, "params": {}}'
     listing = '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}'
     initialized = '{"jsonrpc": "2.0", "method": "notifications/initialized"}'
-    done = subprocess.run(
-        [str(BINARY), "mcp", "--base-url", server.base_url, "--api-key", server.ro_key],
-        input="\n".join([INITIALIZE, notification, initialized, call, listing]) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=30,
-        cwd=ROOT,
-        env={**os.environ, "RUST_LOG": "warn"},
-        check=False,
-    )
-    answers = {line["id"]: line for line in map(json.loads, done.stdout.splitlines()) if "id" in line}
-    assert sorted(answers) == [1, 2, 3], (done.stdout, done.stderr)
+    answers = answers_by_id(server, [INITIALIZE, notification, initialized, call, listing])
+    assert sorted(answers) == [1, 2, 3], answers
     assert answers[2]["error"] == {
         "code": -32600,
         "message": 'body: is not valid JSON: the key "deployment_id" is given twice in one object at line 1 column 146',
@@ -191,18 +199,8 @@ def test_params_a_method_cannot_take_are_invalid_params(server: Server) -> None:
     read = '{"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {}}'
     listing = '{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}'
     initialized = '{"jsonrpc": "2.0", "method": "notifications/initialized"}'
-    done = subprocess.run(
-        [str(BINARY), "mcp", "--base-url", server.base_url, "--api-key", server.ro_key],
-        input="\n".join([INITIALIZE, initialized, call, read, listing]) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=30,
-        cwd=ROOT,
-        env={**os.environ, "RUST_LOG": "warn"},
-        check=False,
-    )
-    answers = {line["id"]: line for line in map(json.loads, done.stdout.splitlines()) if "id" in line}
-    assert sorted(answers) == [1, 2, 3, 4], (done.stdout, done.stderr)
+    answers = answers_by_id(server, [INITIALIZE, initialized, call, read, listing])
+    assert sorted(answers) == [1, 2, 3, 4], answers
     assert answers[2]["error"] == {
         "code": -32602,
         "message": "tools/call: params.arguments must be an object, got string",

@@ -385,16 +385,18 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
     parsed.map_err(|e| body_error(json::why_not(&e)))
 }
 
-/// The violation of a JSON text that gives a key twice in one object, at any depth, as
-/// [`parse_body`] reports it; `None` when no key is repeated, or when the text is not
-/// JSON at all (its reader reports that). For a transport whose library parses its
-/// messages itself and keeps a repeated key's last value (MCP's JSON-RPC), so that
-/// what a body may not say, a message may not say either.
-pub fn repeated_key(text: &str) -> Option<Error> {
+/// A message text read as a body is: `Ok(Some(value))` for JSON, `Ok(None)` for text
+/// that is not JSON at all (its reader reports that), and the violation [`parse_body`]
+/// reports for JSON that gives a key twice in one object, at any depth. For a
+/// transport whose library parses its messages itself and keeps a repeated key's last
+/// value (MCP's JSON-RPC), so that what a body may not say, a message may not say
+/// either; the value is for what the transport checks itself.
+pub fn read_message(text: &str) -> Result<Option<Value>> {
     match json::from_str(text.strip_prefix(BOM).unwrap_or(text)) {
+        Ok(value) => Ok(Some(value)),
         // Only a repeated key is a data error: the reader accepts every JSON value.
-        Err(e) if e.is_data() => Some(body_error(format!("is not valid JSON: {e}"))),
-        _ => None,
+        Err(e) if e.is_data() => Err(body_error(format!("is not valid JSON: {e}"))),
+        Err(_) => Ok(None),
     }
 }
 

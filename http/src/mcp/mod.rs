@@ -156,22 +156,38 @@ async fn keys_once(request: Request, next: Next) -> Response {
             .into_response();
         }
     };
-    // Text that is not UTF-8 or not JSON is the SDK's to refuse, as before.
-    if let Some(repeated) = std::str::from_utf8(&bytes)
-        .ok()
-        .and_then(undertone_core::validate::repeated_key)
-    {
-        return ApiError::from(repeated).into_response();
-    }
-    if let Some(reply) = std::str::from_utf8(&bytes).ok().and_then(params_refusal) {
-        return (
+    match std::str::from_utf8(&bytes).ok().and_then(refused) {
+        Some(Refused::RepeatedKey(e)) => ApiError::from(e).into_response(),
+        Some(Refused::Params(reply)) => (
             [(header::CONTENT_TYPE, "application/json")],
             axum::body::Body::from(reply),
         )
-            .into_response();
+            .into_response(),
+        None => {
+            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                .await
+        }
     }
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+}
+
+/// A message the transport answers itself, before the SDK reads it.
+enum Refused {
+    /// It gives a key twice in one object: the REST body's violation.
+    RepeatedKey(undertone_core::Error),
+    /// A request whose params its method cannot take: the JSON-RPC reply
+    /// ([`params_refusal`]).
+    Params(Vec<u8>),
+}
+
+/// What `/mcp` and `undertone mcp` answer themselves for the message `text`, read once
+/// (`undertone_core::validate::read_message`); `None` for a message the SDK reads, text
+/// that is not UTF-8 or not JSON included (the SDK refuses that, as before).
+fn refused(text: &str) -> Option<Refused> {
+    match undertone_core::validate::read_message(text) {
+        Err(e) => Some(Refused::RepeatedKey(e)),
+        Ok(Some(message)) => params_refusal(&message).map(Refused::Params),
+        Ok(None) => None,
+    }
 }
 
 /// The JSON-RPC error (`-32602`, invalid params) answering a request whose method the
@@ -179,8 +195,7 @@ async fn keys_once(request: Request, next: Next) -> Response {
 /// such a request at all and would answer that the method does not exist (`-32601`).
 /// `None` for any other message, which the SDK reads as before, and for a
 /// notification, which is never answered.
-fn params_refusal(text: &str) -> Option<Vec<u8>> {
-    let message: serde_json::Value = serde_json::from_str(text).ok()?;
+fn params_refusal(message: &serde_json::Value) -> Option<Vec<u8>> {
     let id = message.get("id").filter(|id| !id.is_null())?;
     let method = message.get("method")?.as_str()?;
     let why = invalid_params(method, message.get("params"))?;
@@ -346,21 +361,21 @@ async fn forward_stdin(mut to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8
             Ok(_) => {}
         }
         let text = std::str::from_utf8(&line).ok();
-        if let Some((text, error)) =
-            text.and_then(|t| undertone_core::validate::repeated_key(t).map(|e| (t, e)))
-        {
-            if let Some(reply) = refusal(text, &error) {
-                let _ = replies.send(reply);
+        let reply = match text.and_then(|t| refused(t).map(|r| (t, r))) {
+            Some((text, Refused::RepeatedKey(error))) => refusal(text, &error),
+            Some((_, Refused::Params(mut reply))) => {
+                reply.push(b'\n');
+                Some(reply)
             }
-            continue;
-        }
-        if let Some(mut reply) = text.and_then(params_refusal) {
-            reply.push(b'\n');
+            None => {
+                if to_sdk.write_all(&line).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        if let Some(reply) = reply {
             let _ = replies.send(reply);
-            continue;
-        }
-        if to_sdk.write_all(&line).await.is_err() {
-            return;
         }
     }
 }

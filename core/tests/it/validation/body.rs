@@ -62,11 +62,11 @@ fn a_key_given_twice_is_refused_and_named() {
 }
 
 #[test]
-fn a_repeated_key_is_found_as_a_body_reports_it_and_nothing_else_is() {
+fn a_message_with_a_repeated_key_is_refused_as_a_body_and_others_are_read() {
     // What a transport that parses its own messages (MCP) checks before it reads one.
     let message = r#"{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params":
 {"name": "ingest_conversation", "arguments": {"deployment_id": "bot", "deployment_id": "evil"}}}"#;
-    let error = validate::repeated_key(message).expect("found");
+    let error = validate::read_message(message).expect_err("found");
     assert_eq!(
         error.violations()[0].message,
         "is not valid JSON: the key \"deployment_id\" is given twice in one object at line 2 column 85"
@@ -77,17 +77,25 @@ fn a_repeated_key_is_found_as_a_body_reports_it_and_nothing_else_is() {
         body_error(message.as_bytes()),
         "the body's own words"
     );
-    // Not JSON, or JSON without a repeated key, is not this check's to report.
-    for text in [
-        "{",
-        "",
-        "[1, 2",
-        r#"{"a": {"b": 1}, "b": 1}"#,
-        "\u{feff}{\"a\": 1}",
-    ] {
-        assert!(validate::repeated_key(text).is_none(), "{text:?}");
+    // Not JSON is not this check's to report; JSON without a repeated key is read.
+    for text in ["{", "", "[1, 2"] {
+        assert_eq!(
+            validate::read_message(text).expect("no violation"),
+            None,
+            "{text:?}"
+        );
     }
-    assert!(validate::repeated_key("\u{feff}{\"a\": 1, \"a\": 2}").is_some());
+    for (text, value) in [
+        (r#"{"a": {"b": 1}, "b": 1}"#, json!({"a": {"b": 1}, "b": 1})),
+        ("\u{feff}{\"a\": 1}", json!({"a": 1})),
+    ] {
+        assert_eq!(
+            validate::read_message(text).expect("no violation"),
+            Some(value),
+            "{text:?}"
+        );
+    }
+    assert!(validate::read_message("\u{feff}{\"a\": 1, \"a\": 2}").is_err());
 }
 
 #[test]
