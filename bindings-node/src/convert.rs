@@ -163,8 +163,7 @@ pub fn option(env: &Env, name: &str, v: Unknown<'_>) -> napi::Result<Value> {
         ValueType::Undefined => return Ok(Value::Null),
         // (A BigInt is `Unknown` to this napi version.)
         ValueType::Function | ValueType::Symbol | ValueType::Unknown | ValueType::External => {
-            let expected = "a string, a number, a boolean, an object or an array";
-            return Err(wrong(env, name, expected, v));
+            return Err(wrong(env, name, host::JSON_VALUE, v));
         }
         _ => {}
     }

@@ -98,6 +98,15 @@ fn too_nested(py: Python<'_>, path: &str) -> Py<PyAny> {
         .into_any()
 }
 
+/// The `ValidationError` for an option at `path` holding a number past the largest
+/// float (`host::too_large_number`), checked by the package.
+#[pyfunction]
+fn too_large_number(py: Python<'_>, path: &str) -> Py<PyAny> {
+    core_error(py, &host::too_large_number(path))
+        .into_value(py)
+        .into_any()
+}
+
 /// A path given as `str` (named `path` in errors), as the operating system names
 /// files: PyO3 encodes it as `os.fsencode` does, so a file name that is not UTF-8
 /// (which `os.fsdecode` turned into lone surrogates) names its file again. A lone
@@ -269,6 +278,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(verify_signature, m)?)?;
     m.add_function(wrap_pyfunction!(lone_surrogate, m)?)?;
     m.add_function(wrap_pyfunction!(too_nested, m)?)?;
+    m.add_function(wrap_pyfunction!(too_large_number, m)?)?;
     m.add("OPTION_NESTING_MAX", host::OPTION_NESTING_MAX)?;
     Ok(())
 }

@@ -116,8 +116,7 @@ pub fn options(v: &JsValue) -> Result<Value, JsValue> {
             continue;
         }
         if value.is_function() || value.is_symbol() || value.is_bigint() {
-            let expected = "a string, a number, a boolean, an object or an array";
-            return Err(wrong(&name, expected, &value));
+            return Err(wrong(&name, host::JSON_VALUE, &value));
         }
         if let Some(x) = value.as_f64()
             && !x.is_finite()

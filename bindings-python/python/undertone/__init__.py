@@ -120,11 +120,7 @@ def _check_json(name: str, value: Any) -> None:
         if isinstance(item, float) and not math.isfinite(item):
             raise _invalid(name, f"must be a finite number, got {item}")
         if isinstance(item, int) and not isinstance(item, bool) and abs(item) > sys.float_info.max:
-            raise _invalid(
-                name,
-                "holds a number too large to read: numbers must fit a 64-bit float (up to "
-                "about 1.8e308); send a longer number as a string",
-            )
+            raise _native.too_large_number(name)
         if isinstance(item, (Mapping, list, tuple)):
             if depth >= _native.OPTION_NESTING_MAX:
                 raise _native.too_nested(name)

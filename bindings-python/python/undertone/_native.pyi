@@ -5,7 +5,7 @@ from typing import Optional, Union
 
 __all__ = ["DEFAULT_TOLERANCE_SECS", "SCORER_VERSION", "UndertoneError", "ValidationError"]
 __all__ += ["drift", "import_conversations", "score", "validate", "verify_signature"]
-__all__ += ["OPTION_NESTING_MAX", "lone_surrogate", "too_nested"]
+__all__ += ["OPTION_NESTING_MAX", "lone_surrogate", "too_large_number", "too_nested"]
 
 SCORER_VERSION: str
 DEFAULT_TOLERANCE_SECS: int
@@ -36,3 +36,6 @@ def lone_surrogate(path: str) -> ValidationError: ...
 
 # The ValidationError for an option nested more than OPTION_NESTING_MAX deep.
 def too_nested(path: str) -> ValidationError: ...
+
+# The ValidationError for an option holding a number past the largest float.
+def too_large_number(path: str) -> ValidationError: ...

@@ -181,6 +181,16 @@ pub fn too_nested(path: &str, deep: bool) -> Error {
     Error::Validation(vec![Violation::new(path, message)])
 }
 
+/// What an option's value must be when the host gave one with no JSON form (a
+/// function, a symbol, a BigInt): the `expected` of [`wrong_type`].
+pub const JSON_VALUE: &str = "a string, a number, a boolean, an object or an array";
+
+/// The `VALIDATION_ERROR` for an option holding a number past the largest float, which
+/// JSON text can hold but the reader cannot (`wording::number_too_large`).
+pub fn too_large_number(path: &str) -> Error {
+    Error::Validation(vec![Violation::new(path, wording::number_too_large(""))])
+}
+
 /// The `VALIDATION_ERROR` for a host string that is not well-formed UTF-16: it holds
 /// half of a surrogate pair on its own. JavaScript allows such strings, but they are
 /// no text, and turning them into UTF-8 would silently put U+FFFD in their place (a

@@ -52,11 +52,7 @@ pub(super) fn why_not(e: &serde_json::Error) -> String {
     .iter()
     .find_map(|m| message.strip_prefix(m));
     if let Some(at) = message.strip_prefix("number out of range") {
-        // Valid JSON, but past what a 64-bit float holds (about 1.8e308).
-        return format!(
-            "holds a number too large to read{at}: numbers must fit a 64-bit float \
-             (up to about 1.8e308); send a longer number as a string"
-        );
+        return super::wording::number_too_large(at);
     }
     match surrogate {
         Some(at) => format!(

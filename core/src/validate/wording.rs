@@ -40,6 +40,16 @@ pub(crate) fn quote(s: &str) -> String {
     }
 }
 
+/// `holds a number too large to read…`: valid JSON whose number is past what a 64-bit
+/// float holds (about 1.8e308), where the reader keeps numbers; `at` is where, if known
+/// (` at line 1 column 9`).
+pub fn number_too_large(at: &str) -> String {
+    format!(
+        "holds a number too large to read{at}: numbers must fit a 64-bit float (up to about \
+         1.8e308); send a longer number as a string"
+    )
+}
+
 /// The message for a required field that is absent.
 pub const REQUIRED: &str = "is required";
 

@@ -99,32 +99,35 @@ fn check_headers(headers: &HeaderMap) -> Result<(), ApiError> {
         )));
     }
     // A compressed body would read as bytes that are not JSON; say what is wrong.
-    // (Codings are a list: `gzip, identity` is gzip; an empty value is none.)
-    if let Some(coding) = headers
-        .get_all(header::CONTENT_ENCODING)
-        .iter()
-        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
-        .map(str::trim)
-        .find(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
-    {
+    if let Some(coding) = coding_other_than(headers, header::CONTENT_ENCODING, "identity") {
         return Err(unsupported(format!(
             "`Content-Encoding: {coding}` is not supported; send the body uncompressed"
         )));
     }
     // Only `chunked` is a transfer coding the server undoes.
-    if let Some(coding) = headers
-        .get_all(header::TRANSFER_ENCODING)
-        .iter()
-        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
-        .map(str::trim)
-        .find(|c| !c.is_empty() && !c.eq_ignore_ascii_case("chunked"))
-    {
+    if let Some(coding) = coding_other_than(headers, header::TRANSFER_ENCODING, "chunked") {
         return Err(unsupported(format!(
             "`Transfer-Encoding: {coding}` is not supported; send the body uncompressed, \
              chunked or with a Content-Length"
         )));
     }
     Ok(())
+}
+
+/// The first coding in header `name` that is not `allowed`. Codings are lists, item by
+/// item across repeated headers (`gzip, identity` is gzip); an empty item is none, and
+/// a value that is not text is `?`.
+fn coding_other_than<'h>(
+    headers: &'h HeaderMap,
+    name: header::HeaderName,
+    allowed: &str,
+) -> Option<&'h str> {
+    headers
+        .get_all(name)
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        .find(|c| !c.is_empty() && !c.eq_ignore_ascii_case(allowed))
 }
 
 /// Parses a JSON body into `T`. The text is read as an ingest body is
