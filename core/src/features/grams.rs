@@ -5,6 +5,9 @@
 //! Each word is one unigram and each pair of neighbours in the same clause one bigram.
 //! A word within three words after a negator ("not", "never", "don't", …) in the same
 //! clause is a different unigram from the plain word ("not helpful" is not "helpful").
+//! A Chinese or Japanese character (a word of its own: [`Text`]) is in no n-gram and
+//! ends the clause: the models learned English, and a hashed feature they never saw
+//! would only add the weight of whatever English n-gram shares its bucket.
 //!
 //! Every n-gram is hashed (XXH3, 64 bits, stable on every platform including wasm32)
 //! with a seed that names the text's role, so the same word in a human turn and in an
@@ -16,7 +19,7 @@ use std::sync::LazyLock;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::features::text::{ShortWords, Text};
+use crate::features::text::{ShortWords, Text, one_word_per_character};
 
 /// Bits of the bucket index.
 pub const BUCKET_BITS: u32 = 18;
@@ -105,6 +108,8 @@ pub struct WordHashes {
     negated: [u32; 2],
     /// Whether the word negates the words after it.
     negates: bool,
+    /// Whether the word is read at all (see the module documentation).
+    read: bool,
 }
 
 impl WordHashes {
@@ -122,12 +127,16 @@ impl WordHashes {
             unigram: [human, ai],
             negated: [human_negated, ai_negated],
             negates: NEGATORS.contains_word(w),
+            read: !std::str::from_utf8(word)
+                .ok()
+                .and_then(|w| w.chars().next())
+                .is_some_and(one_word_per_character),
         }
     }
 }
 
 /// The hashed n-grams of `text`, written into `out` (cleared first); returns the value
-/// every n-gram carries (`1 / sqrt(n)`, 0 for a text without words).
+/// every n-gram carries (`1 / sqrt(n)`, 0 for a text without n-grams).
 pub fn grams(text: &Text, source: Source, out: &mut Vec<Gram>) -> f64 {
     let words: Vec<WordHashes> = text.words().map(|w| WordHashes::of(w.as_bytes())).collect();
     grams_of(text, &words, source, out)
@@ -159,7 +168,7 @@ pub fn grams_of<'w>(
     let mut prev_end = 0usize;
     for (i, (&(start, end), w)) in text.spans.iter().zip(words).enumerate() {
         let (start, end) = (start as usize, end as usize);
-        if i > 0 && clause_break(&lower[prev_end..start]) {
+        if (i > 0 && clause_break(&lower[prev_end..start])) || !w.read {
             has_previous = false;
             negated_left = 0;
         }
@@ -177,7 +186,7 @@ pub fn grams_of<'w>(
             first: i32_,
             last: i32_,
         };
-        kept += 1;
+        kept += usize::from(w.read);
         let mut pair = [0u8; 16];
         pair[..8].copy_from_slice(&previous.to_le_bytes());
         pair[8..].copy_from_slice(&h.to_le_bytes());
@@ -187,12 +196,15 @@ pub fn grams_of<'w>(
             last: i32_,
         };
         kept += usize::from(has_previous);
-        (previous, has_previous) = (h, true);
+        (previous, has_previous) = (h, w.read);
         if w.negates {
             negated_left = NEGATION_REACH;
         }
     }
     out.truncate(kept);
+    if out.is_empty() {
+        return 0.0;
+    }
     1.0 / (out.len() as f64).sqrt()
 }
 
@@ -231,6 +243,18 @@ mod tests {
         let mut g = Vec::new();
         let v = grams(&t, Source::Human, &mut g);
         (t, g, v)
+    }
+
+    #[test]
+    fn chinese_and_japanese_characters_are_in_no_n_gram() {
+        let (_, g, v) = of("订单还没到");
+        assert!(g.is_empty());
+        assert_eq!(v, 0.0);
+        // They end the clause: no bigram reaches across them.
+        let (t, g, v) = of("still broken 还没 again");
+        let texts: Vec<&str> = g.iter().map(|g| g.text(&t)).collect();
+        assert_eq!(texts, ["still", "broken", "still broken", "again"]);
+        assert_eq!(v, 0.5);
     }
 
     #[test]

@@ -3,13 +3,15 @@
 //! A turn becomes a set of content-word stems (function words from
 //! `lexicons/stopwords.txt` dropped, simple English suffixes stripped), hashed.
 //! Rephrasing usually keeps the content words ("refund", "order", "charged"), so the
-//! share of shared stems catches most repeats without a language model.
+//! share of shared stems catches most repeats without a language model. Chinese and
+//! Japanese, written without spaces, are read by pairs of neighbouring characters
+//! ([`bag_stems`]).
 
 use std::sync::LazyLock;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::text::{ShortWords, Text, packed_in};
+use super::text::{ShortWords, Text, one_word_per_character, packed_in};
 
 const STOPWORDS_TXT: &str = include_str!("../../lexicons/stopwords.txt");
 
@@ -46,6 +48,42 @@ pub fn stem(word: &[u8]) -> Option<u64> {
     (!function).then(|| stem_hash(word, 0, stem_len(word, 0, word.len())))
 }
 
+/// The stems a bag keeps of `text`'s words, given each word's [`stem`] hash and whether
+/// it is a content word (`stems`, one per word, in order). A run of Chinese or Japanese
+/// characters, each a word of its own (see [`Text`]), is kept as its pairs of
+/// neighbours, each hashed as a two-character word: 订单还没到 as 订单, 单还, 还没,
+/// 没到. One character says little (的, 了 and 我 are in most sentences), two in a row
+/// as much as an English word; a character with no neighbour of its script is kept
+/// alone.
+pub fn bag_stems<'t, I>(text: &'t Text, stems: I) -> impl ExactSizeIterator<Item = (u64, bool)> + 't
+where
+    I: ExactSizeIterator<Item = (u64, bool)> + 't,
+{
+    let (lower, spans, ascii) = (text.lower.as_str(), &text.spans, text.ascii);
+    let own_word = move |k: usize| {
+        spans.get(k).is_some_and(|&(start, _)| {
+            lower[start as usize..]
+                .chars()
+                .next()
+                .is_some_and(one_word_per_character)
+        })
+    };
+    stems.enumerate().map(move |(i, given)| {
+        if ascii || !own_word(i) {
+            return given;
+        }
+        let (start, end) = spans[i];
+        if i > 0 && spans[i - 1].1 == start && own_word(i - 1) {
+            let pair = stem_hash(lower.as_bytes(), spans[i - 1].0 as usize, end as usize);
+            (pair, true)
+        } else if spans.get(i + 1).is_some_and(|next| next.0 == end) && own_word(i + 1) {
+            (0, false)
+        } else {
+            given
+        }
+    })
+}
+
 /// The content-word stems of a turn, hashed, sorted and without duplicates, with a
 /// 64-bit signature (one bit per stem) that bounds what two bags can share before
 /// their stems are compared.
@@ -70,10 +108,11 @@ impl Bag {
 
     /// Makes this bag the content-word stems of `text`, reusing its buffer.
     pub fn fill(&mut self, text: &Text) {
-        self.fill_stems(
+        self.fill_stems(bag_stems(
+            text,
             text.words()
                 .map(|w| stem(w.as_bytes()).map_or((0, false), |h| (h, true))),
-        );
+        ));
     }
 
     /// Makes this bag the given words' stems, reusing its buffer: for each word, its
@@ -288,6 +327,23 @@ mod tests {
 
     fn bag(s: &str) -> Bag {
         Bag::of(&Text::new(s))
+    }
+
+    #[test]
+    fn chinese_is_compared_by_pairs_of_characters() {
+        // 我的 的订 订单 单还 还没 没有 有到.
+        let asked = bag("我的订单还没有到");
+        assert_eq!(asked.len(), 7);
+        // The same seven pairs and 订单 单号 号是 and the number.
+        let again = bag("订单号是12345，我的订单还没有到");
+        assert_eq!(again.len(), 10);
+        assert_eq!(asked.dice(&again), 14.0 / 17.0);
+        // 的 is in both, but no pair is.
+        assert_eq!(asked.dice(&bag("请问你们的营业时间是什么")), 0.0);
+        // A character alone is kept alone; two alone are two.
+        assert_eq!(bag("好").len(), 1);
+        assert_eq!(bag("好 的").len(), 2);
+        assert_eq!(bag("好的").len(), 1);
     }
 
     /// A bag of the given stem hashes.

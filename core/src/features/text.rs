@@ -22,6 +22,9 @@ pub struct Text {
     pub ends_with_question: bool,
     /// Characters in the original text.
     pub chars: u32,
+    /// How many of the words are one Chinese or Japanese character each
+    /// ([`one_word_per_character`]): words the learned models read nothing of.
+    pub character_words: u32,
     /// Whether the original text is ASCII (`lower` can be ASCII when it is not: ’ is
     /// written `'`).
     pub ascii: bool,
@@ -55,8 +58,9 @@ impl Plain {
     /// other scripts' marks become ASCII ([`ascii_form`]), capitals outside ASCII their
     /// lowercase, and the bytes of the other
     /// letters and digits are marked. Returns its number of characters, or `None` for a
-    /// text with a capital whose lowercase is not one character of the same length
-    /// (then the marks are partial), which only the character path can read.
+    /// text with a capital whose lowercase is not one character of the same length, or
+    /// with a character that is a word on its own ([`one_word_per_character`]): then the
+    /// marks are partial, and only the character path can read it.
     fn fill(&mut self, raw: &str) -> Option<u32> {
         self.text.clear();
         self.alnum.clear();
@@ -66,6 +70,9 @@ impl Plain {
         let mut rest = raw;
         while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
             let c = rest[at..].chars().next()?;
+            if one_word_per_character(c) {
+                return None;
+            }
             self.text.push_str(&rest[..at]);
             if let Some(ascii) = ascii_form(c) {
                 self.text.push(ascii);
@@ -130,6 +137,26 @@ pub fn ascii_form(c: char) -> Option<char> {
     })
 }
 
+/// Whether `c` is written in a script that puts no space between words, so that each
+/// of its characters is read as one word: Chinese characters (the CJK ideographs, with
+/// the iteration and closing marks 々 〆 〇) and Japanese kana (ひらがな, カタカナ, ｶﾀｶﾅ).
+/// A sentence of them is then as many words as characters, not one long word, and
+/// the similarity of two turns reads pairs of neighbouring characters (see
+/// `similarity::bag_stems`). Korean is written with spaces between words, and read as
+/// other scripts are.
+pub fn one_word_per_character(c: char) -> bool {
+    matches!(c,
+        '\u{3005}'..='\u{3007}'       // 々 〆 〇
+        | '\u{3040}'..='\u{30FF}'     // hiragana, katakana
+        | '\u{31F0}'..='\u{31FF}'     // katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}'     // CJK ideographs, extension A
+        | '\u{4E00}'..='\u{9FFF}'     // CJK unified ideographs
+        | '\u{F900}'..='\u{FAFF}'     // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}'     // halfwidth katakana
+        | '\u{20000}'..='\u{323AF}'   // CJK ideographs, extensions B to H
+    ) && c.is_alphanumeric()
+}
+
 /// Whether most letters of `raw` are outside the Latin alphabet (Chinese, Arabic,
 /// Cyrillic, …): text that the text model, the lexicons and the phrase lists, all
 /// English, cannot read. A text with no letter is not.
@@ -176,6 +203,7 @@ impl Text {
         self.exclamations = 0;
         self.questions = 0;
         self.chars = 0;
+        self.character_words = 0;
         self.ascii = raw.is_ascii();
         if self.ascii {
             self.fill_ascii(raw, None);
@@ -183,8 +211,9 @@ impl Text {
             // Most text that is not ASCII (typographic apostrophes and quotes, dashes,
             // emoji, accented letters, Greek or Cyrillic) reads as ASCII does, once its
             // apostrophes and capitals are rewritten and the bytes of its other letters
-            // and digits marked. Only a capital whose lowercase changes length (İ)
-            // sends a text character by character.
+            // and digits marked. Only a capital whose lowercase changes length (İ), or
+            // Chinese or Japanese (a word per character), sends a text character by
+            // character.
             let mut plain = std::mem::take(&mut self.plain);
             match plain.fill(raw) {
                 Some(chars) => {
@@ -263,7 +292,8 @@ impl Text {
     }
 
     /// Any text, character by character (a text with a capital whose lowercase is not
-    /// one character of the same length, which changes the text's length, comes here).
+    /// one character of the same length, which changes the text's length, or with
+    /// characters that are words on their own, comes here).
     fn fill_unicode(&mut self, raw: &str) {
         let bytes = raw.as_bytes();
         // The word being read: where it starts in `lower`, its letters, its capitals.
@@ -281,6 +311,17 @@ impl Text {
             at += c.len_utf8();
             self.chars += 1;
             let c = ascii_form(c).unwrap_or(c);
+            if one_word_per_character(c) {
+                // A word of its own: it ends the word being read, and no other joins it.
+                if let Some((start, letters, uppers)) = word.take() {
+                    self.push_span(start, self.lower.len(), letters >= 2 && uppers == letters);
+                }
+                let start = self.lower.len();
+                self.lower.push(c);
+                self.push_span(start, self.lower.len(), false);
+                self.character_words += 1;
+                continue;
+            }
             match c {
                 '!' => self.exclamations += 1,
                 '?' => self.questions += 1,
@@ -348,6 +389,13 @@ impl Text {
         self.spans.len()
     }
 
+    /// Number of words the learned models read: those that are not one Chinese or
+    /// Japanese character each (their length features count these, as the models
+    /// learned length in English words).
+    pub fn read_word_count(&self) -> usize {
+        self.spans.len() - self.character_words as usize
+    }
+
     /// Share of words (of at least two letters) written in capitals, when there are at
     /// least three words; shorter texts ("OK", "NO") are not shouting.
     pub fn shouting_share(&self) -> f64 {
@@ -370,9 +418,11 @@ impl Text {
             let before = start.checked_sub(1).is_some_and(alnum);
             return !before && !alnum(end);
         }
+        // A character that is a word on its own joins no other word.
+        let joins = |c: char| is_word_char(c) && !one_word_per_character(c);
         let before = self.lower[..start].chars().next_back();
         let after = self.lower[end..].chars().next();
-        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+        !before.is_some_and(joins) && !after.is_some_and(joins)
     }
 }
 
@@ -614,11 +664,15 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
 
-/// Whether `rest` starts with a letter or digit (a word character).
+/// Whether `rest` starts with a letter or digit that an apostrophe before it can join
+/// to the word before (not a character that is a word of its own).
 fn starts_word_char(rest: &str) -> bool {
     match rest.as_bytes().first() {
         Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
-        _ => rest.chars().next().is_some_and(is_word_char),
+        _ => rest
+            .chars()
+            .next()
+            .is_some_and(|c| is_word_char(c) && !one_word_per_character(c)),
     }
 }
 
@@ -752,7 +806,17 @@ mod tests {
             let c = ascii_form(original).unwrap_or(original);
             counts[0] += u32::from(c == '!');
             counts[1] += u32::from(c == '?');
-            let next_is_word = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+            // A Chinese or Japanese character is a word of its own.
+            if one_word_per_character(c) {
+                close(word.take(), lower.len());
+                let start = lower.len();
+                lower.push(c);
+                close(Some((start, Vec::new())), lower.len());
+                continue;
+            }
+            let next_is_word = chars
+                .get(i + 1)
+                .is_some_and(|&n| n.is_alphanumeric() && !one_word_per_character(n));
             if c.is_alphanumeric() || c == '\'' && word.is_some() && next_is_word {
                 let (_, letters) = word.get_or_insert((lower.len(), Vec::new()));
                 letters.extend(c.is_alphabetic().then_some(c));
@@ -794,6 +858,38 @@ mod tests {
         ) {
             reads_as_by_characters(&unicode_path(&raw), &raw)?;
         }
+    }
+
+    #[test]
+    fn chinese_and_japanese_characters_are_words_of_their_own() {
+        let t = Text::new("订单12345还没到，OK吗？");
+        assert_eq!(
+            t.words().collect::<Vec<_>>(),
+            ["订", "单", "12345", "还", "没", "到", "ok", "吗"]
+        );
+        assert_eq!((t.character_words, t.read_word_count()), (6, 2));
+        assert!(t.ends_with_question);
+        assert_eq!(
+            t.shouted,
+            [false, false, false, false, false, false, true, false]
+        );
+        // Kanji and kana alike; Korean keeps the words its spaces make.
+        assert_eq!(Text::new("注文がまだ届きません").word_count(), 10);
+        assert_eq!(Text::new("ｶﾀｶﾅ").word_count(), 4);
+        let t = Text::new("주문이 아직 안 왔어요");
+        assert_eq!(
+            t.words().collect::<Vec<_>>(),
+            ["주문이", "아직", "안", "왔어요"]
+        );
+        assert_eq!((t.character_words, t.read_word_count()), (0, 4));
+        // A Latin word beside them ends where they start, and an apostrophe joins none
+        // of them to it.
+        let t = Text::new("ok谢谢 it's 好'的");
+        assert!(t.on_word_boundaries(0, 2));
+        assert_eq!(
+            t.words().collect::<Vec<_>>(),
+            ["ok", "谢", "谢", "it's", "好", "的"]
+        );
     }
 
     #[test]
@@ -889,11 +985,12 @@ mod tests {
             let fast = Text::new(&raw);
             reads_as_by_characters(&fast, &raw)?;
             // Read off the masks (the boundary bits exist) unless a capital whose
-            // lowercase changes length sent it character by character, with the same
-            // boundaries.
-            let slow = raw
-                .chars()
-                .any(|c| !c.is_ascii() && c.is_uppercase() && same_length_lowercase(c).is_none());
+            // lowercase changes length, or a character that is a word of its own, sent
+            // it character by character, with the same boundaries.
+            let slow = raw.chars().any(|c| {
+                !c.is_ascii() && c.is_uppercase() && same_length_lowercase(c).is_none()
+                    || one_word_per_character(c)
+            });
             proptest::prop_assert_eq!(fast.alnum.is_empty(), slow || raw.is_empty());
             same_boundaries(&fast, &unicode_path(&raw))?;
         }

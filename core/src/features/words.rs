@@ -199,10 +199,11 @@ impl Words {
         });
     }
 
-    /// The stem of each word, and whether it is a content word (as
-    /// [`similarity::Bag::fill_stems`] reads them).
-    pub fn stems(&self) -> impl ExactSizeIterator<Item = (u64, bool)> + '_ {
-        self.facts.iter().map(|f| (f.stem, f.content))
+    /// The stems a bag keeps of `text`'s words (these are its words' facts), as
+    /// [`similarity::Bag::fill_stems`] reads them: [`similarity::bag_stems`] of each
+    /// word's stem and whether it is a content word.
+    pub fn stems<'a>(&'a self, text: &'a Text) -> impl ExactSizeIterator<Item = (u64, bool)> + 'a {
+        similarity::bag_stems(text, self.facts.iter().map(|f| (f.stem, f.content)))
     }
 
     /// The affect lexicon's entry of word `i` (as [`crate::features::affect::affect_with`]
@@ -237,7 +238,7 @@ mod tests {
         grams_of(&text, words.hashes(), Source::Human, &mut h);
         grams_of(&text, words.hashes(), Source::Ai, &mut a);
         let mut bag = Bag::default();
-        bag.fill_stems(words.stems());
+        bag.fill_stems(words.stems(&text));
         let kept = (bag, h, a, affect_with(&text, |i| words.lexicon(i)));
         let (mut h, mut a) = (Vec::new(), Vec::new());
         grams(&text, Source::Human, &mut h);

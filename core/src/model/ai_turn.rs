@@ -65,7 +65,7 @@ impl Context {
         d[10] = b(self.ignores_question);
         d[11] = b(self.short_reply);
         d[12] = b(self.asks_question);
-        d[13] = (1.0 + text.word_count() as f64).ln() / 64f64.ln();
+        d[13] = (1.0 + text.read_word_count() as f64).ln() / 64f64.ln();
         d[14] = b(self.first_reply);
         d
     }

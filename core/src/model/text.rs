@@ -112,7 +112,7 @@ pub fn dense(text: &Text, affect: &Affect, markers: &Markers) -> [f64; DENSE.len
     d[3] = f64::from(u8::from(text.lower.contains("??")));
     d[4] = (f64::from(text.exclamations) / 3.0).min(1.0);
     d[5] = text.shouting_share();
-    d[6] = (1.0 + text.word_count() as f64).ln() / 64f64.ln();
+    d[6] = (1.0 + text.read_word_count() as f64).ln() / 64f64.ln();
     for (k, c) in HUMAN_MARKERS.iter().enumerate() {
         d[7 + k] = markers.get(*c);
     }

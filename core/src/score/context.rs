@@ -332,7 +332,7 @@ fn read_conversation(
         prev_time = Some(turn.event.timestamp);
         facts.fill(text);
         let mut bag = spare.pop().unwrap_or_default();
-        bag.fill_stems(facts.stems());
+        bag.fill_stems(facts.stems(text));
         let ascii = text.ascii;
         match turn.role {
             Role::Ai => {

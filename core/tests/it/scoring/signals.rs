@@ -126,6 +126,36 @@ fn repetition_same_request_rephrased_two_turns_later() {
 }
 
 #[test]
+fn repetition_in_chinese_read_by_pairs_of_characters() {
+    // Written without spaces: each character is a word, and turns are compared by
+    // pairs of neighbouring characters.
+    let first = "我的订单还没有到，已经等了一个星期了";
+    let answer = "请提供您的订单号，我们会为您查询。";
+    let out = score_turns(&[
+        (H, first),
+        (A, answer),
+        (H, "订单号是5512，我的订单还没有到"),
+    ]);
+    let e = assert_pushes(
+        &turn(&out, 2).layer_z.frustration_buildup,
+        FRUSTRATION,
+        "repetition",
+    );
+    assert_eq!(e.detail.as_deref(), Some("repeats the request of event 0"));
+    // A new question shares characters (的, 是) but no pair of them.
+    let out = score_turns(&[
+        (H, first),
+        (A, answer),
+        (H, "请问你们的营业时间是什么时候？"),
+    ]);
+    assert_absent(
+        &turn(&out, 2).layer_z.frustration_buildup,
+        FRUSTRATION,
+        "repetition",
+    );
+}
+
+#[test]
 fn repetition_claim_saying_it_was_said_before() {
     let (out, claimed) = after_answer("like I said, the parcel is missing", FRUSTRATION);
     let e = assert_pushes(
