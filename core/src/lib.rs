@@ -21,6 +21,7 @@
 
 pub mod assembly;
 pub mod connectors;
+mod data_file;
 pub mod decimal;
 pub mod drift;
 pub mod error;

@@ -23,9 +23,12 @@ use rustc_hash::FxHashMap;
 
 use super::text::Text;
 
-const VADER_VALENCE: &str = include_str!("../../lexicons/vader_valence.tsv");
-const MODIFIERS: &str = include_str!("../../lexicons/affect_modifiers.tsv");
-const EMOJI_VALENCE: &str = include_str!("../../lexicons/emoji_valence.tsv");
+const VADER_VALENCE: &str =
+    crate::data_file::data_file!(include_bytes!("../../lexicons/vader_valence.tsv"));
+const MODIFIERS: &str =
+    crate::data_file::data_file!(include_bytes!("../../lexicons/affect_modifiers.tsv"));
+const EMOJI_VALENCE: &str =
+    crate::data_file::data_file!(include_bytes!("../../lexicons/emoji_valence.tsv"));
 
 /// Factor applied to a negated valence: flips the sign and damps.
 const NEGATION: f64 = -0.74;

@@ -13,7 +13,8 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::text::{ShortWords, Text, one_word_per_character, packed_in};
 
-const STOPWORDS_TXT: &str = include_str!("../../lexicons/stopwords.txt");
+const STOPWORDS_TXT: &str =
+    crate::data_file::data_file!(include_bytes!("../../lexicons/stopwords.txt"));
 
 /// The stop words, in a [`ShortWords`] table: every one is at most eight bytes long
 /// (checked in a test), so a longer word is never one.

@@ -15,9 +15,11 @@ use std::sync::LazyLock;
 use linear::Linear;
 use tables::Tables;
 
-const TEXT_TSV: &str = include_str!("../../models/text.tsv");
-const AI_FAILURE_TSV: &str = include_str!("../../models/ai_failure.tsv");
-const DIMENSIONS_TSV: &str = include_str!("../../models/dimensions.tsv");
+const TEXT_TSV: &str = crate::data_file::data_file!(include_bytes!("../../models/text.tsv"));
+const AI_FAILURE_TSV: &str =
+    crate::data_file::data_file!(include_bytes!("../../models/ai_failure.tsv"));
+const DIMENSIONS_TSV: &str =
+    crate::data_file::data_file!(include_bytes!("../../models/dimensions.tsv"));
 
 /// The text reading model (human turns).
 pub static TEXT: LazyLock<Linear> = LazyLock::new(|| {

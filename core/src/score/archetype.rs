@@ -43,7 +43,8 @@ use crate::features::phrases::{self, Occurrence};
 use crate::features::text::Text;
 
 /// The archetype lexicon, embedded at compile time.
-const LEXICON_TSV: &str = include_str!("../../lexicons/archetypes.tsv");
+const LEXICON_TSV: &str =
+    crate::data_file::data_file!(include_bytes!("../../lexicons/archetypes.tsv"));
 
 crate::params! {
     /// How the archetype is decided (no labels yet; `archetype` in the tables).
