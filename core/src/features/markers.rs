@@ -134,7 +134,8 @@ impl Category {
 pub const CATEGORY_COUNT: usize = Category::ALL.len();
 
 /// The marker lexicon, compiled in.
-const MARKERS_TSV: &str = include_str!("../../lexicons/markers.tsv");
+const MARKERS_TSV: &str =
+    crate::data_file::data_file!(include_bytes!("../../lexicons/markers.tsv"));
 
 /// Words that cancel a marker when they stand within three words before it.
 static NEGATORS: LazyLock<ShortWords> = LazyLock::new(|| {
@@ -373,6 +374,29 @@ mod tests {
         assert!(find("no, it still fails").has(Category::ProblemPersists));
         assert!(!find("it was not really helpful").has(Category::Resolution));
         assert!(find("Not what I wanted. Thanks anyway").has(Category::Gratitude));
+    }
+
+    #[test]
+    fn chinese_and_japanese_phrases_are_found_between_any_characters() {
+        // Written without spaces: a phrase stands wherever its characters stand together.
+        let m = find("我已经说过了！答非所问，转人工");
+        assert_eq!(m.phrase(Category::RepetitionClaim), Some("我已经说过"));
+        assert_eq!(m.phrase(Category::Correction), Some("答非所问"));
+        assert_eq!(m.get(Category::Escalation), 1.0);
+        assert!(find("好的，可以了，谢谢！").has(Category::Gratitude));
+        assert!(find("ありがとうございます").has(Category::Gratitude));
+        assert!(find("很抱歉，我无法为您处理").has(Category::AiRefusal));
+        // Beside a Latin word too.
+        assert!(find("ok谢谢").has(Category::Acceptance));
+        // Masks: "have not used" is not "useless", "worked it out" not "forget it",
+        // "spam" no insult.
+        assert!(!find("我没用过这个功能").has(Category::Dismissal));
+        assert!(find("这个功能没用").has(Category::Dismissal));
+        assert!(!find("我算了一下运费").has(Category::GivingUp));
+        assert!(find("算了，不用了").has(Category::GivingUp));
+        assert!(!find("垃圾邮件太多").has(Category::Insult));
+        assert!(find("怎么还没发货？快点").has(Category::ProblemPersists));
+        assert!(!find("请尽快点击链接").has(Category::Frustration));
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn findings(
             ("they", "are", "their")
         };
         summary.push(format!(
-            "{which} written mostly outside the Latin alphabet: the text model, lexicons and phrase lists read English, so {it} {is} scored on {its} context (repetition, AI failures, punctuation, timing) and may read calmer than {it} {is}.",
+            "{which} written mostly outside the Latin alphabet: the text model and lexicons read English (the phrase lists also some Chinese and Japanese), so {it} {is} scored mostly on {its} context (repetition, AI failures, punctuation, timing) and may read calmer than {it} {is}.",
         ));
     }
     let f = &layer_z.frustration_buildup;

@@ -697,9 +697,9 @@ fn the_summary_says_which_turns_the_text_model_cannot_read() {
     ]);
     let (_, out) = run(&body);
     let said = "2 of the 3 human turns are written mostly outside the Latin alphabet: the \
-                text model, lexicons and phrase lists read English, so they are scored on \
-                their context (repetition, AI failures, punctuation, timing) and may read \
-                calmer than they are.";
+                text model and lexicons read English (the phrase lists also some Chinese \
+                and Japanese), so they are scored mostly on their context (repetition, AI \
+                failures, punctuation, timing) and may read calmer than they are.";
     assert!(
         out.intelligence.plain_summary.contains(said),
         "{}",

@@ -53,6 +53,38 @@ fn escalation_request_asking_for_a_person() {
 }
 
 #[test]
+fn chinese_support_phrases_are_read() {
+    // Asking for a person, and thanking, in Chinese: the phrase lists hold the common
+    // wordings (docs/scoring.md, "Known blind spots").
+    let ask = "我的快递5512到哪里了？";
+    let answer = "快递5512在北京中转站，预计明天送达。";
+    let z = |reply| {
+        last_turn(&score_turns(&[(H, ask), (A, answer), (H, reply)]))
+            .layer_z
+            .clone()
+    };
+    let asked = z("转人工，我要投诉");
+    let e = assert_pushes(&asked.escalation_friction, ESCALATION, "escalation_request");
+    assert_eq!(e.detail.as_deref(), Some("\"转人工\""));
+    assert_pushes(
+        &asked.frustration_buildup,
+        FRUSTRATION,
+        "escalation_request",
+    );
+    let thanked = z("好的，谢谢！");
+    assert_absent(
+        &thanked.escalation_friction,
+        ESCALATION,
+        "escalation_request",
+    );
+    assert_relieves(&thanked.frustration_buildup, FRUSTRATION, "gratitude");
+    assert!(thanked.frustration_buildup.score < asked.frustration_buildup.score);
+    // Saying it was said before.
+    let again = z("我已经说过了，快递还没到");
+    assert_pushes(&again.frustration_buildup, FRUSTRATION, "repetition_claim");
+}
+
+#[test]
 fn correction_telling_the_ai_it_got_it_wrong() {
     let wrong = "that's not what I asked";
     let right = "that's exactly what I asked, thanks";
