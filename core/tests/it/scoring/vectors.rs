@@ -21,7 +21,7 @@ use undertone_core::score::{
 use super::{find, names, run};
 
 /// Every vector: its file name, and the example it copies its input from.
-const VECTORS: [(&str, Option<&str>); 6] = [
+const VECTORS: [(&str, Option<&str>); 7] = [
     (
         "support-refund-goes-wrong.json",
         Some("support-refund-goes-wrong.json"),
@@ -34,6 +34,7 @@ const VECTORS: [(&str, Option<&str>); 6] = [
     ("reviews-app-store.json", None),
     ("escalation-honoured.json", None),
     ("hedged-answer-accepted.json", None),
+    ("support-chinese-and-japanese.json", None),
 ];
 
 fn vectors_dir() -> PathBuf {
@@ -307,6 +308,44 @@ fn hedged_answer_accepted_vector_is_over_trust() {
     );
     let c = &out.intelligence.conversations[0].layer_z.trust_calibration;
     assert_eq!(c.mode, Some(TrustMode::OverTrust), "{c:?}");
+}
+
+#[test]
+fn chinese_and_japanese_vector_reads_the_complaint_and_the_thanks() {
+    let out = scored("support-chinese-and-japanese.json");
+    // Asked twice, answered with the same request twice, then a person demanded.
+    let late = conversation(&out, "zh-1001");
+    assert_eq!(late.layer_z.frustration_buildup.band, Band::Broken);
+    assert!(!late.resolved);
+    let last = late.turns.last().expect("turns");
+    for signal in ["escalation_request", "repetition_claim"] {
+        assert!(
+            find(&last.layer_z.frustration_buildup, signal).is_some(),
+            "{signal}: {:?}",
+            names(&last.layer_z.frustration_buildup)
+        );
+    }
+    assert!(
+        find(&late.turns[1].layer_z.frustration_buildup, "repetition").is_some(),
+        "{:?}",
+        names(&late.turns[1].layer_z.frustration_buildup)
+    );
+    // A change of address, answered and thanked.
+    let thanked = conversation(&out, "zh-1002");
+    assert_eq!(thanked.layer_z.frustration_buildup.band, Band::Healthy);
+    assert!(thanked.resolved);
+    // In Japanese: a late parcel is a problem still there, the thanks for the answer
+    // relieve it, and the conversation ends resolved.
+    let ja = conversation(&out, "ja-2001");
+    let (opening, thanks) = (&ja.turns[0].layer_z, &ja.turns[1].layer_z);
+    assert!(find(&opening.frustration_buildup, "problem_persists").is_some());
+    assert!(
+        find(&thanks.frustration_buildup, "gratitude").is_some_and(|e| e.contribution < 0.0),
+        "{:?}",
+        names(&thanks.frustration_buildup)
+    );
+    assert!(thanks.frustration_buildup.score < opening.frustration_buildup.score);
+    assert!(ja.resolved);
 }
 
 /// Every number of every vector's output has at most four decimals. A number written
