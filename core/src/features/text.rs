@@ -854,6 +854,7 @@ mod tests {
             raw in proptest::prop_oneof![
                 "[a-zA-Z0-9 '!?.,\\-’‘éÉİıǅßΣς😡\u{301}？！，、。؟،]{0,60}",
                 "\\PC{0,40}",
+                "[订单还没到ありがとうｶﾅ주문 ok'’!?？！，。 ]{0,40}",
             ],
         ) {
             reads_as_by_characters(&unicode_path(&raw), &raw)?;
