@@ -78,20 +78,35 @@ fn routes(
         .merge(webhooks::router())
         .merge(deployments::router())
         .merge(key::router())
-        .route_layer(middleware::from_fn(refuse_undeclared_query));
+        .route_layer(middleware::from_fn(refuse_undeclared_input));
     let open = OpenApiRouter::new()
         .merge(openapi::router())
         .merge(meta::router())
-        .route_layer(middleware::from_fn(refuse_undeclared_query));
+        .route_layer(middleware::from_fn(refuse_undeclared_input));
     let api = guard(keyed).merge(open);
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", api)
 }
 
-/// The operations whose OpenAPI description declares no query parameter, as `(method,
-/// routed path)` (`("GET", "/api/v1/key")`; a `HEAD` is routed as its `GET`).
-static QUERYLESS: LazyLock<HashSet<(String, String)>> = LazyLock::new(|| {
+/// An operation: `(method, routed path)`, as `("GET", "/api/v1/key")` (a `HEAD` is
+/// routed as its `GET`).
+type Operation = (String, String);
+
+/// What the OpenAPI document declares that operations do not read.
+struct Undeclared {
+    /// The operations that declare no query parameter.
+    query: HashSet<Operation>,
+    /// The operations that declare no request body.
+    body: HashSet<Operation>,
+}
+
+/// Read once from the OpenAPI document, which declares every route's parameters and
+/// body.
+static UNDECLARED: LazyLock<Undeclared> = LazyLock::new(|| {
     let doc = routes(|keyed| keyed).into_openapi();
-    let mut out = HashSet::new();
+    let mut out = Undeclared {
+        query: HashSet::new(),
+        body: HashSet::new(),
+    };
     for (path, item) in &doc.paths.paths {
         let operations = [
             ("GET", &item.get),
@@ -108,40 +123,59 @@ static QUERYLESS: LazyLock<HashSet<(String, String)>> = LazyLock::new(|| {
                 .flatten()
                 .any(|p| matches!(p, RefOr::T(p) if p.parameter_in == ParameterIn::Query));
             if !takes_query {
-                out.insert((method.to_owned(), path.clone()));
+                out.query.insert((method.to_owned(), path.clone()));
+            }
+            if operation.request_body.is_none() {
+                out.body.insert((method.to_owned(), path.clone()));
             }
         }
     }
     out
 });
 
-/// A route that takes no query parameter refuses any, as one that takes some refuses
-/// those it does not (`pipeline: unknown parameter; no parameters are allowed`): a
-/// parameter sent where the API has none (`POST /ingest?pipeline=support`) would
-/// otherwise be ignored without a word. Which routes take none is read from the
-/// OpenAPI document, which declares every route's parameters.
-async fn refuse_undeclared_query(request: Request, next: Next) -> Response {
+/// A route refuses what its OpenAPI description does not declare, so that nothing a
+/// caller sends is ignored without a word. One that takes no query parameter refuses
+/// any, as one that takes some refuses those it does not (`POST
+/// /ingest?pipeline=support`: `pipeline: unknown parameter; no parameters are
+/// allowed`). One that takes no body refuses a body that is not empty (`POST
+/// /webhooks/{id}/test` with `{"event": "x"}`: `body: must be empty: this route reads
+/// no body`).
+async fn refuse_undeclared_input(request: Request, next: Next) -> Response {
     let method = match request.method().as_str() {
         "HEAD" => "GET",
         m => m,
     };
-    let refuses = request.uri().query().is_some_and(|q| !q.is_empty())
-        && request
-            .extensions()
-            .get::<MatchedPath>()
-            .is_some_and(|p| QUERYLESS.contains(&(method.to_owned(), p.as_str().to_owned())));
-    if !refuses {
-        return next.run(request).await;
+    let operation = match request.extensions().get::<MatchedPath>() {
+        Some(p) => (method.to_owned(), p.as_str().to_owned()),
+        None => return next.run(request).await,
+    };
+    let (mut parts, mut body) = request.into_parts();
+    if parts.uri.query().is_some_and(|q| !q.is_empty()) && UNDECLARED.query.contains(&operation) {
+        /// The parameters of a route that takes none.
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct NoParameters {}
+        if let Err(e) = body::QueryParams::<NoParameters>::from_request_parts(&mut parts, &()).await
+        {
+            return e.into_response();
+        }
     }
-    /// The parameters of a route that takes none.
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct NoParameters {}
-    let (mut parts, body) = request.into_parts();
-    match body::QueryParams::<NoParameters>::from_request_parts(&mut parts, &()).await {
-        Ok(_) => next.run(Request::from_parts(parts, body)).await,
-        Err(e) => e.into_response(),
+    if UNDECLARED.body.contains(&operation) {
+        // One byte tells: an empty body, however framed, reads as none.
+        match axum::body::to_bytes(body, 1).await {
+            Ok(bytes) if bytes.is_empty() => body = Body::empty(),
+            _ => {
+                return ApiError::from(undertone_core::Error::Validation(vec![
+                    undertone_core::Violation::new(
+                        "body",
+                        "must be empty: this route reads no body",
+                    ),
+                ]))
+                .into_response();
+            }
+        }
     }
+    next.run(Request::from_parts(parts, body)).await
 }
 
 /// No route has this path: outside `/api/v1`, say where the API is; inside it, where

@@ -484,13 +484,19 @@ async fn every_route_refuses_a_query_parameter_it_does_not_declare() {
             let uri = format!("{}?colour=blue", path.replace(['{', '}'], ""));
             let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
             let key = (path != "/api/v1/openapi" && path != "/api/v1/healthz").then_some(&svc.key);
+            // A body only where the route reads one (elsewhere a body is refused too).
+            let body = if operation.get("requestBody").is_some() {
+                "{}"
+            } else {
+                ""
+            };
             let reply = svc
                 .send(request(
                     method.clone(),
                     &uri,
                     key.map(String::as_str),
                     Some("application/json"),
-                    Body::from("{}"),
+                    Body::from(body),
                 ))
                 .await;
             let message = if declared.is_empty() {
@@ -524,6 +530,53 @@ async fn every_route_refuses_a_query_parameter_it_does_not_declare() {
     // An empty query string is no parameter.
     let reply = svc.get("/api/v1/key?").await;
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
+}
+
+#[tokio::test]
+async fn every_route_without_a_body_refuses_one() {
+    let svc = Service::new().await;
+    let doc: serde_json::Value = svc.get_as("/api/v1/openapi", None).await.json();
+    let mut routes = Vec::new();
+    for (path, operations) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in operations.as_object().expect("operations") {
+            if operation.get("requestBody").is_some() {
+                continue;
+            }
+            let uri = path.replace(['{', '}'], "");
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
+            let key = (path != "/api/v1/openapi" && path != "/api/v1/healthz").then_some(&svc.key);
+            let send = |body: &'static str| {
+                svc.send(request(
+                    method.clone(),
+                    &uri,
+                    key.map(String::as_str),
+                    Some("application/json"),
+                    Body::from(body),
+                ))
+            };
+            assert_error_with(
+                &send("{\"event\": \"x\"}").await,
+                StatusCode::BAD_REQUEST,
+                json!({
+                    "code": "VALIDATION_ERROR",
+                    "message": "body: must be empty: this route reads no body",
+                    "details": [{"path": "body", "message": "must be empty: this route reads no body"}],
+                }),
+            );
+            // An empty body is no body: the route answers as it would without one.
+            let empty = send("").await;
+            assert_ne!(empty.status, StatusCode::BAD_REQUEST, "{method} {uri}");
+            routes.push(format!("{method} {path}"));
+        }
+    }
+    // Among them the three that act without a body.
+    for route in [
+        "DELETE /api/v1/webhooks/{webhook_id}",
+        "POST /api/v1/webhooks/{webhook_id}/test",
+        "POST /api/v1/deployments/{deployment_id}/health-reports",
+    ] {
+        assert!(routes.iter().any(|r| r == route), "{route}: {routes:?}");
+    }
 }
 
 #[tokio::test]
