@@ -1,10 +1,11 @@
 //! Phrase markers: one Aho-Corasick pass over a turn finds every lexicon phrase.
 //!
-//! The phrases live in `lexicons/markers.tsv` (category, weight, phrase). A match
-//! counts only on whole words, and not when a negator ("not", "never", "don't", …)
-//! stands within the three words before it ("not helpful" is not praise). Lines of
-//! the pseudo-category `mask` name phrases that hide every marker inside them: "no
-//! need to be sorry" and "sorry to hear that" are not the AI apologising for a failure.
+//! The phrases live in `lexicons/markers.tsv` (weight and phrase, under a `[category]`
+//! line). A match counts only on whole words, and not when a negator ("not", "never",
+//! "don't", …) stands within the three words before it ("not helpful" is not praise).
+//! The lines of the pseudo-category `[mask]` name phrases that hide every marker
+//! inside them: "no need to be sorry" and "sorry to hear that" are not the AI
+//! apologising for a failure.
 
 use std::sync::LazyLock;
 
@@ -158,26 +159,33 @@ struct Lexicon {
 static LEXICON: LazyLock<Lexicon> = LazyLock::new(|| {
     let mut patterns: Vec<(&'static str, Vec<(Category, f32)>)> = Vec::new();
     let mut masks: Vec<&'static str> = Vec::new();
+    // The category of the lines being read: `None` for `[mask]`, and before any.
+    let mut section: Option<Option<Category>> = None;
     for (n, line) in MARKERS_TSV.lines().enumerate() {
         let line = line.trim_end();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let mut cols = line.split('\t');
-        let (Some(cat), Some(weight), Some(phrase), None) =
-            (cols.next(), cols.next(), cols.next(), cols.next())
-        else {
-            panic!(
-                "markers.tsv line {}: expected 3 tab-separated columns",
-                n + 1
-            );
-        };
-        if cat == "mask" {
-            masks.push(phrase);
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = Some(match name {
+                "mask" => None,
+                _ => Some(Category::parse(name).unwrap_or_else(|| {
+                    panic!("markers.tsv line {}: unknown category {name}", n + 1)
+                })),
+            });
             continue;
         }
-        let cat = Category::parse(cat)
-            .unwrap_or_else(|| panic!("markers.tsv line {}: unknown category {cat}", n + 1));
+        let cat = match section {
+            None => panic!("markers.tsv line {}: a phrase before any [category]", n + 1),
+            Some(None) => {
+                masks.push(line);
+                continue;
+            }
+            Some(Some(cat)) => cat,
+        };
+        let Some((weight, phrase)) = line.split_once('\t') else {
+            panic!("markers.tsv line {}: expected weight<TAB>phrase", n + 1);
+        };
         let weight: f32 = weight
             .parse()
             .unwrap_or_else(|_| panic!("markers.tsv line {}: bad weight {weight}", n + 1));
