@@ -1,17 +1,21 @@
 //! The listening socket: HTTP/1 and HTTP/2 connections with a deadline on the request
 //! head and on a new connection's first byte (a client that sends its headers slower
 //! than that, or nothing at all, is disconnected, so a slowloris cannot hold
-//! connections open), and a graceful stop that lets requests in flight finish.
+//! connections open), connections closed once idle, and a graceful stop that lets
+//! requests in flight finish.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::Router;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
 
 /// Serves `app` on `listener` until `shutdown` completes, then waits for the requests
 /// in flight. A client that takes longer than `header_read_timeout` to send a request's
@@ -35,7 +39,10 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .keep_alive_interval(header_read_timeout)
         .keep_alive_timeout(header_read_timeout);
-    let graceful = GracefulShutdown::new();
+    // Told to every connection when the server stops; each holds a sender of `done`,
+    // so that `done` closes when the last of them has finished.
+    let (stop, stopping) = watch::channel(false);
+    let (finished, mut done) = mpsc::channel::<()>(1);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         tokio::select! {
@@ -50,9 +57,15 @@ pub async fn serve(
                     }
                 };
                 let _ = stream.set_nodelay(true);
-                let (builder, watcher) = (builder.clone(), graceful.watcher());
-                let service = TowerToHyperService::new(app.clone());
+                let (builder, mut stopping, finished) =
+                    (builder.clone(), stopping.clone(), finished.clone());
+                let activity = Arc::new(Activity::default());
+                let service = Counted {
+                    inner: TowerToHyperService::new(app.clone()),
+                    activity: Arc::clone(&activity),
+                };
                 tokio::spawn(async move {
+                    let _finished = finished;
                     // Until its first byte a connection is in no protocol's hands (that
                     // byte tells HTTP/1 from HTTP/2), so no head deadline runs yet: a
                     // client that connects and sends nothing gets the same deadline
@@ -68,8 +81,28 @@ pub async fn serve(
                     let connection = builder
                         .serve_connection_with_upgrades(TokioIo::new(stream), service)
                         .into_owned();
-                    if let Err(e) = watcher.watch(connection).await {
-                        tracing::debug!(error = %e, "connection ended with an error");
+                    let mut connection = std::pin::pin!(connection);
+                    let mut idle = std::pin::pin!(activity.idle(header_read_timeout));
+                    // Once asked to close (idle, or the server stopping), the connection
+                    // takes no new request and ends when those in flight are answered.
+                    let mut closing = false;
+                    loop {
+                        tokio::select! {
+                            ended = connection.as_mut() => {
+                                if let Err(e) = ended {
+                                    tracing::debug!(error = %e, "connection ended with an error");
+                                }
+                                break;
+                            }
+                            () = &mut idle, if !closing => {
+                                connection.as_mut().graceful_shutdown();
+                                closing = true;
+                            }
+                            _ = stopping.wait_for(|stop| *stop), if !closing => {
+                                connection.as_mut().graceful_shutdown();
+                                closing = true;
+                            }
+                        }
                     }
                 });
             }
@@ -77,5 +110,75 @@ pub async fn serve(
         }
     }
     drop(listener);
-    graceful.shutdown().await;
+    let _ = stop.send(true);
+    drop(finished);
+    // `None` once every connection has dropped its sender.
+    let _ = done.recv().await;
+}
+
+/// What one connection's requests are doing, for closing it once idle.
+#[derive(Default)]
+struct Activity {
+    /// Requests begun and not yet answered.
+    in_flight: AtomicUsize,
+    /// Requests begun and answered, counted: it moves whenever the connection is used.
+    events: AtomicU64,
+}
+
+impl Activity {
+    /// Completes once the connection has gone a whole `period` with no request begun
+    /// or answered and none in flight: after between one and two periods of idleness.
+    /// HTTP/1 closes an idle connection itself after the head deadline; an idle HTTP/2
+    /// one whose client answers the pings would otherwise stay open for ever, and enough
+    /// of them would take every descriptor.
+    async fn idle(&self, period: Duration) {
+        let mut seen = self.events.load(Ordering::Relaxed);
+        loop {
+            tokio::time::sleep(period).await;
+            let now = self.events.load(Ordering::Relaxed);
+            if now == seen && self.in_flight.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            seen = now;
+        }
+    }
+}
+
+/// A connection's service, counting its requests into [`Activity`].
+#[derive(Clone)]
+struct Counted<S> {
+    inner: S,
+    activity: Arc<Activity>,
+}
+
+/// Marks a request answered (or given up) when dropped.
+struct Answered(Arc<Activity>);
+
+impl Drop for Answered {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.0.events.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl<S, R> hyper::service::Service<R> for Counted<S>
+where
+    S: hyper::service::Service<R>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn call(&self, request: R) -> Self::Future {
+        self.activity.in_flight.fetch_add(1, Ordering::Relaxed);
+        self.activity.events.fetch_add(1, Ordering::Relaxed);
+        let answered = Answered(Arc::clone(&self.activity));
+        let response = self.inner.call(request);
+        Box::pin(async move {
+            let response = response.await;
+            drop(answered);
+            response
+        })
+    }
 }

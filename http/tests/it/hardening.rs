@@ -67,6 +67,68 @@ fn a_client_slower_than_the_header_timeout_is_disconnected() {
     server.assert_no_panic();
 }
 
+/// Reads one HTTP/2 frame: `(type, flags, payload)`, or `None` once the server has
+/// closed the connection.
+fn read_frame(stream: &mut TcpStream) -> Option<(u8, u8, Vec<u8>)> {
+    let mut head = [0u8; 9];
+    stream.read_exact(&mut head).ok()?;
+    let length = usize::from(head[0]) << 16 | usize::from(head[1]) << 8 | usize::from(head[2]);
+    let mut payload = vec![0u8; length];
+    stream.read_exact(&mut payload).ok()?;
+    Some((head[3], head[4], payload))
+}
+
+#[test]
+fn an_idle_http2_connection_that_answers_pings_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = start(&dir, &["--header-timeout", "1"]);
+    // Cleartext HTTP/2 with prior knowledge: the preface and empty settings, then
+    // every frame answered as a live client would (settings acknowledged, pings
+    // returned) and no request ever sent.
+    let mut h2 = TcpStream::connect(server.addr).expect("connect");
+    h2.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("read timeout");
+    let mut preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    preface.extend([0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    h2.write_all(&preface).expect("preface sent");
+    let started = Instant::now();
+    let (mut pings, mut goaway) = (0, false);
+    while let Some((kind, flags, payload)) = read_frame(&mut h2) {
+        let ack = flags & 1 == 1;
+        match kind {
+            // SETTINGS: acknowledged.
+            4 if !ack => {
+                let _ = h2.write_all(&[0, 0, 0, 4, 1, 0, 0, 0, 0]);
+            }
+            // PING: returned with the ACK flag.
+            6 if !ack => {
+                pings += 1;
+                let mut pong = vec![0, 0, 8, 6, 1, 0, 0, 0, 0];
+                pong.extend(&payload);
+                let _ = h2.write_all(&pong);
+            }
+            7 => goaway = true,
+            _ => {}
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "still open after {:?} ({pings} pings answered)",
+            started.elapsed()
+        );
+    }
+    // Told to go away and closed after one to two header timeouts of idleness, the
+    // pings answered all along.
+    let waited = started.elapsed();
+    assert!(goaway, "closed without GOAWAY");
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+    let ok = request(server.addr, "GET", "/api/v1/key", &key, None);
+    assert_eq!(ok.status, 200);
+    server.assert_no_panic();
+}
+
 #[test]
 fn a_client_that_sends_nothing_is_disconnected_after_the_header_timeout() {
     let dir = tempfile::tempdir().unwrap();
