@@ -21,19 +21,25 @@ macro_rules! data_file {
 }
 pub(crate) use data_file;
 
+/// Whether byte `at` of `raw` is kept, given whether the line before it was a comment:
+/// `(kept, whether its line is a comment)`. A comment line keeps only its line break.
+const fn keeps(raw: &[u8], at: usize, comment: bool) -> (bool, bool) {
+    let b = raw[at];
+    let comment = if at == 0 || raw[at - 1] == b'\n' {
+        b == b'#'
+    } else {
+        comment
+    };
+    (!comment || b == b'\n', comment)
+}
+
 /// Bytes of `raw` that [`without_comments`] keeps.
 pub const fn kept_len(raw: &[u8]) -> usize {
-    let mut kept = 0;
-    let mut at = 0;
-    let mut comment = false;
+    let (mut kept, mut at, mut comment) = (0, 0, false);
     while at < raw.len() {
-        let b = raw[at];
-        if at == 0 || raw[at - 1] == b'\n' {
-            comment = b == b'#';
-        }
-        if !comment || b == b'\n' {
-            kept += 1;
-        }
+        let keep;
+        (keep, comment) = keeps(raw, at, comment);
+        kept += keep as usize;
         at += 1;
     }
     kept
@@ -44,16 +50,12 @@ pub const fn kept_len(raw: &[u8]) -> usize {
 /// on character boundaries, are left out.
 pub const fn without_comments<const N: usize>(raw: &[u8]) -> [u8; N] {
     let mut out = [0u8; N];
-    let mut kept = 0;
-    let mut at = 0;
-    let mut comment = false;
+    let (mut kept, mut at, mut comment) = (0, 0, false);
     while at < raw.len() {
-        let b = raw[at];
-        if at == 0 || raw[at - 1] == b'\n' {
-            comment = b == b'#';
-        }
-        if !comment || b == b'\n' {
-            out[kept] = b;
+        let keep;
+        (keep, comment) = keeps(raw, at, comment);
+        if keep {
+            out[kept] = raw[at];
             kept += 1;
         }
         at += 1;

@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::features::text::{ShortWords, Text, one_word_per_character};
+use crate::features::text::{ShortWords, Text, is_character_word};
 
 /// Bits of the bucket index.
 pub const BUCKET_BITS: u32 = 18;
@@ -127,10 +127,7 @@ impl WordHashes {
             unigram: [human, ai],
             negated: [human_negated, ai_negated],
             negates: NEGATORS.contains_word(w),
-            read: !std::str::from_utf8(word)
-                .ok()
-                .and_then(|w| w.chars().next())
-                .is_some_and(one_word_per_character),
+            read: !is_character_word(word),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::text::{ShortWords, Text, one_word_per_character, packed_in};
+use super::text::{ShortWords, Text, is_character_word, packed_in};
 
 const STOPWORDS_TXT: &str =
     crate::data_file::data_file!(include_bytes!("../../lexicons/stopwords.txt"));
@@ -62,11 +62,8 @@ where
 {
     let (lower, spans, ascii) = (text.lower.as_str(), &text.spans, text.ascii);
     let own_word = move |k: usize| {
-        spans.get(k).is_some_and(|&(start, _)| {
-            lower[start as usize..]
-                .chars()
-                .next()
-                .is_some_and(one_word_per_character)
+        spans.get(k).is_some_and(|&(start, end)| {
+            is_character_word(&lower.as_bytes()[start as usize..end as usize])
         })
     };
     stems.enumerate().map(move |(i, given)| {

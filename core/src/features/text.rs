@@ -418,11 +418,9 @@ impl Text {
             let before = start.checked_sub(1).is_some_and(alnum);
             return !before && !alnum(end);
         }
-        // A character that is a word on its own joins no other word.
-        let joins = |c: char| is_word_char(c) && !one_word_per_character(c);
         let before = self.lower[..start].chars().next_back();
         let after = self.lower[end..].chars().next();
-        !before.is_some_and(joins) && !after.is_some_and(joins)
+        !before.is_some_and(joins_words) && !after.is_some_and(joins_words)
     }
 }
 
@@ -664,15 +662,27 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric()
 }
 
+/// Whether `c` can be part of a word with other characters: a letter or digit that is
+/// not a word of its own ([`one_word_per_character`]).
+fn joins_words(c: char) -> bool {
+    is_word_char(c) && !one_word_per_character(c)
+}
+
+/// Whether `word` (a word of a [`Text`]) is a Chinese or Japanese character, a word of
+/// its own ([`one_word_per_character`]).
+pub fn is_character_word(word: &[u8]) -> bool {
+    std::str::from_utf8(word)
+        .ok()
+        .and_then(|w| w.chars().next())
+        .is_some_and(one_word_per_character)
+}
+
 /// Whether `rest` starts with a letter or digit that an apostrophe before it can join
 /// to the word before (not a character that is a word of its own).
 fn starts_word_char(rest: &str) -> bool {
     match rest.as_bytes().first() {
         Some(b) if b.is_ascii() => b.is_ascii_alphanumeric(),
-        _ => rest
-            .chars()
-            .next()
-            .is_some_and(|c| is_word_char(c) && !one_word_per_character(c)),
+        _ => rest.chars().next().is_some_and(joins_words),
     }
 }
 
