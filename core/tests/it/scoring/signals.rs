@@ -123,32 +123,28 @@ fn correction_telling_the_ai_it_got_it_wrong() {
     );
 }
 
+/// `first`, the AI's `answer` and then `again`, scored; asserts that `again` (event 2)
+/// carries the repetition of event 0 when `repeats`, and none otherwise.
+fn third_turn(first: &str, answer: &str, again: &str, repeats: bool) -> SessionIntelligence {
+    let out = score_turns(&[(H, first), (A, answer), (H, again)]);
+    let frustration = &turn(&out, 2).layer_z.frustration_buildup;
+    if repeats {
+        let e = assert_pushes(frustration, FRUSTRATION, "repetition");
+        assert_eq!(e.detail.as_deref(), Some("repeats the request of event 0"));
+    } else {
+        assert_absent(frustration, FRUSTRATION, "repetition");
+    }
+    out
+}
+
 #[test]
 fn repetition_same_request_rephrased_two_turns_later() {
     let first = "I need to change the shipping address on my order 5512";
     let answer = "You can change it in your account under Orders.";
-    let out = score_turns(&[
-        (H, first),
-        (A, answer),
-        (H, "I want to change the shipping address for order 5512"),
-    ]);
-    let e = assert_pushes(
-        &turn(&out, 2).layer_z.frustration_buildup,
-        FRUSTRATION,
-        "repetition",
-    );
-    assert_eq!(e.detail.as_deref(), Some("repeats the request of event 0"));
-
-    let out = score_turns(&[
-        (H, first),
-        (A, answer),
-        (H, "How long does delivery to Leeds usually take?"),
-    ]);
-    assert_absent(
-        &turn(&out, 2).layer_z.frustration_buildup,
-        FRUSTRATION,
-        "repetition",
-    );
+    let again = "I want to change the shipping address for order 5512";
+    third_turn(first, answer, again, true);
+    let other = "How long does delivery to Leeds usually take?";
+    let out = third_turn(first, answer, other, false);
     // The first turn repeats nothing, whatever follows.
     assert_absent(
         &turn(&out, 0).layer_z.frustration_buildup,
@@ -163,28 +159,9 @@ fn repetition_in_chinese_read_by_pairs_of_characters() {
     // pairs of neighbouring characters.
     let first = "我的订单还没有到，已经等了一个星期了";
     let answer = "请提供您的订单号，我们会为您查询。";
-    let out = score_turns(&[
-        (H, first),
-        (A, answer),
-        (H, "订单号是5512，我的订单还没有到"),
-    ]);
-    let e = assert_pushes(
-        &turn(&out, 2).layer_z.frustration_buildup,
-        FRUSTRATION,
-        "repetition",
-    );
-    assert_eq!(e.detail.as_deref(), Some("repeats the request of event 0"));
+    third_turn(first, answer, "订单号是5512，我的订单还没有到", true);
     // A new question shares characters (的, 是) but no pair of them.
-    let out = score_turns(&[
-        (H, first),
-        (A, answer),
-        (H, "请问你们的营业时间是什么时候？"),
-    ]);
-    assert_absent(
-        &turn(&out, 2).layer_z.frustration_buildup,
-        FRUSTRATION,
-        "repetition",
-    );
+    third_turn(first, answer, "请问你们的营业时间是什么时候？", false);
 }
 
 #[test]

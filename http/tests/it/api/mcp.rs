@@ -606,49 +606,26 @@ async fn a_misspelt_idempotency_key_is_pointed_to_the_argument() {
 #[tokio::test]
 async fn params_a_method_cannot_take_are_invalid_params_not_an_unknown_method() {
     let svc = Service::new().await;
-    let both = Some("application/json, text/event-stream");
+    let refused = |method: &str, why: &str| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": format!("{method}: {why}")}});
     for (params, why) in [
         (
             json!({"name": "get_session", "arguments": "str"}),
-            "tools/call: params.arguments must be an object, got string",
+            "params.arguments must be an object, got string",
         ),
-        (
-            json!({"name": 7}),
-            "tools/call: params.name must be a string",
-        ),
+        (json!({"name": 7}), "params.name must be a string"),
         (
             json!("get_session"),
-            "tools/call: params must be an object with a `name` and optional `arguments`",
+            "params must be an object with a `name` and optional `arguments`",
         ),
     ] {
-        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params});
-        let reply = raw(
-            &svc,
-            Method::POST,
-            &body.to_string(),
-            Some("application/json"),
-            both,
-        )
-        .await;
+        let reply = rpc(&svc, Some(&svc.key), "tools/call", params).await;
         assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
-        assert_eq!(
-            reply.json(),
-            json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": why}})
-        );
+        assert_eq!(reply.json(), refused("tools/call", why));
     }
-    let body = json!({"jsonrpc": "2.0", "id": "r", "method": "resources/read", "params": {}});
-    let reply = raw(
-        &svc,
-        Method::POST,
-        &body.to_string(),
-        Some("application/json"),
-        both,
-    )
-    .await;
+    let reply = rpc(&svc, Some(&svc.key), "resources/read", json!({})).await;
     assert_eq!(
         reply.json(),
-        json!({"jsonrpc": "2.0", "id": "r",
-               "error": {"code": -32602, "message": "resources/read: params.uri must be a string"}})
+        refused("resources/read", "params.uri must be a string")
     );
     // A well-formed call is the SDK's, as before.
     let (e, session) = tool(&svc, &svc.key, "get_session", json!({"session_id": "nope"})).await;
