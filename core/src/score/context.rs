@@ -140,38 +140,69 @@ pub struct Seen<'a> {
 
 /// The marker phrases and the archetype term patterns in one automaton, so that each
 /// turn is searched once for both: marker phrase `i` is pattern `i`, term pattern `j`
-/// is pattern `markers + j`.
+/// is pattern `markers + j` (in the whole list; an automaton of part of it maps its
+/// own pattern numbers back with `ids`).
 struct Phrases {
     automaton: phrases::PhraseAutomaton,
+    /// For each pattern of `automaton`, its number in the whole list; empty when the
+    /// automaton holds the whole list.
+    ids: Vec<usize>,
     markers: usize,
 }
 
-static PHRASES: LazyLock<Phrases> = LazyLock::new(|| {
-    let markers: Vec<&str> = crate::features::markers::phrases().collect();
-    let automaton = phrases::automaton(
-        markers
-            .iter()
-            .copied()
-            .chain(super::archetype::term_patterns()),
-    )
-    .unwrap_or_else(|e| panic!("marker phrases and archetype terms: {e}"));
+/// Every marker phrase, then every archetype term pattern.
+fn whole_list() -> (Vec<&'static str>, usize) {
+    let markers = crate::features::markers::phrases().count();
+    let list = crate::features::markers::phrases()
+        .chain(super::archetype::term_patterns())
+        .collect();
+    (list, markers)
+}
+
+/// The automaton of the patterns of the whole list that `keep` keeps.
+fn phrases_where(keep: impl Fn(&str) -> bool) -> Phrases {
+    let (list, markers) = whole_list();
+    let ids: Vec<usize> = (0..list.len()).filter(|&i| keep(list[i])).collect();
+    let automaton = phrases::automaton(ids.iter().map(|&i| list[i]))
+        .unwrap_or_else(|e| panic!("marker phrases and archetype terms: {e}"));
     Phrases {
         automaton,
-        markers: markers.len(),
+        ids: if ids.len() == list.len() {
+            Vec::new()
+        } else {
+            ids
+        },
+        markers,
     }
-});
+}
+
+/// The ASCII patterns: every text is searched for them. The patterns in other
+/// scripts (Chinese, Japanese, accented words) are kept apart: in the same automaton
+/// they would more than double its table (5.5 MB against 2.2 MB) and crowd the
+/// caches for every English turn.
+static ASCII_PHRASES: LazyLock<Phrases> = LazyLock::new(|| phrases_where(|p| p.is_ascii()));
+
+/// The other patterns: a text that is not ASCII is searched for them too. Built on
+/// first use.
+static OTHER_PHRASES: LazyLock<Phrases> = LazyLock::new(|| phrases_where(|p| !p.is_ascii()));
+
+/// Whether `text` can hold a pattern that is not ASCII.
+fn needs_other_phrases(text: &Text) -> bool {
+    !(text.ascii || text.lower.is_ascii())
+}
 
 /// The marker phrases one search found, before [`Markers::from_matches`] reads them.
 type MarkerMatches = SmallVec<[Occurrence; 16]>;
 
-/// Files one occurrence of the combined automaton as a marker phrase or as a term
-/// (renumbered among the terms).
+/// Files one occurrence of a search as a marker phrase or as a term (renumbered
+/// among the terms).
 fn file(
     p: &Phrases,
     (start, end, id): Occurrence,
     markers: &mut MarkerMatches,
     terms: &mut Vec<Occurrence>,
 ) {
+    let id = p.ids.get(id).copied().unwrap_or(id);
     if id < p.markers {
         markers.push((start, end, id));
     } else {
@@ -179,20 +210,40 @@ fn file(
     }
 }
 
+/// Adds the occurrences of the patterns that are not ASCII to those of the ASCII
+/// ones, when `text` can hold any, and puts them in the order one search of the
+/// whole list gives: by end, the longer first, then by pattern.
+fn add_other_phrases(text: &Text, markers: &mut MarkerMatches, terms: &mut Vec<Occurrence>) {
+    if !needs_other_phrases(text) {
+        return;
+    }
+    let p = &*OTHER_PHRASES;
+    let (m, t) = (markers.len(), terms.len());
+    phrases::each(&p.automaton, text, |o| file(p, o, markers, terms));
+    let order = |&(start, end, id): &Occurrence| (end, start, id);
+    if markers.len() > m {
+        markers.sort_by_key(order);
+    }
+    if terms.len() > t {
+        terms.sort_by_key(order);
+    }
+}
+
 /// Searches `text` once for the marker phrases and the archetype terms: its markers,
 /// and the term occurrences written into `terms` (cleared first).
 fn find_phrases(text: &Text, terms: &mut Vec<Occurrence>) -> Markers {
-    let p = &*PHRASES;
+    let p = &*ASCII_PHRASES;
     terms.clear();
     let mut markers = MarkerMatches::new();
     phrases::each(&p.automaton, text, |o| file(p, o, &mut markers, terms));
+    add_other_phrases(text, &mut markers, terms);
     // Read in place: the list itself (a few hundred bytes on the stack) is not moved.
     Markers::from_matches(text, markers.iter().copied())
 }
 
 /// [`find_phrases`] of two turns in one search (see [`phrases::each_of_two`]).
 fn find_phrases_of_two(texts: [&Text; 2], mut terms: [&mut Vec<Occurrence>; 2]) -> [Markers; 2] {
-    let p = &*PHRASES;
+    let p = &*ASCII_PHRASES;
     for t in terms.iter_mut() {
         t.clear();
     }
@@ -200,6 +251,9 @@ fn find_phrases_of_two(texts: [&Text; 2], mut terms: [&mut Vec<Occurrence>; 2]) 
     phrases::each_of_two(&p.automaton, texts[0], texts[1], |k, o| {
         file(p, o, &mut markers[k], terms[k]);
     });
+    for (k, text) in texts.iter().enumerate() {
+        add_other_phrases(text, &mut markers[k], terms[k]);
+    }
     [
         Markers::from_matches(texts[0], markers[0].iter().copied()),
         Markers::from_matches(texts[1], markers[1].iter().copied()),
@@ -524,3 +578,93 @@ pub static SIGNALS: LazyLock<SignalParams> = LazyLock::new(|| {
     SignalParams::read(&crate::model::TABLES)
         .expect("core/models/dimensions.tsv has the signal parameters")
 });
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What reading `text` finds, filed: (marker occurrences, terms).
+    fn found(text: &Text) -> (Vec<Occurrence>, Vec<Occurrence>) {
+        let mut terms = Vec::new();
+        let mut markers = MarkerMatches::new();
+        let p = &*ASCII_PHRASES;
+        phrases::each(&p.automaton, text, |o| file(p, o, &mut markers, &mut terms));
+        add_other_phrases(text, &mut markers, &mut terms);
+        (markers.into_vec(), terms)
+    }
+
+    /// What one search of the whole list finds, filed the same way: the reference.
+    fn found_by_one_search(text: &Text) -> (Vec<Occurrence>, Vec<Occurrence>) {
+        static WHOLE: LazyLock<Phrases> = LazyLock::new(|| phrases_where(|_| true));
+        let p = &*WHOLE;
+        let (mut markers, mut terms) = (MarkerMatches::new(), Vec::new());
+        phrases::each(&p.automaton, text, |o| file(p, o, &mut markers, &mut terms));
+        (markers.into_vec(), terms)
+    }
+
+    #[test]
+    fn the_two_searches_split_the_list_by_script() {
+        let (list, markers) = whole_list();
+        let ascii: Vec<usize> = (0..list.len()).filter(|&i| list[i].is_ascii()).collect();
+        let other: Vec<usize> = (0..list.len()).filter(|&i| !list[i].is_ascii()).collect();
+        assert_eq!(ASCII_PHRASES.ids, ascii);
+        assert_eq!(OTHER_PHRASES.ids, other);
+        assert_eq!(
+            (ASCII_PHRASES.markers, OTHER_PHRASES.markers),
+            (markers, markers)
+        );
+        // Chinese and Japanese alone are hundreds of patterns.
+        assert!(other.len() > 300, "{}", other.len());
+    }
+
+    #[test]
+    fn texts_in_any_script_find_what_one_search_of_the_whole_list_finds() {
+        let texts = [
+            "Not helpful, I already told you twice. Talk to a human!",
+            // ’ is lowercased to ': searched as ASCII.
+            "That don’t work, I already told you",
+            "我已经说过了，还是不行，转人工",
+            "I already told you 我已经说过了 talk to a human 人工客服 thanks 谢谢",
+            "分かりません。オペレーターと話したい、ありがとう",
+            "ça ne marche pas, not helpful 🙁 still broken",
+            "",
+        ];
+        for raw in texts {
+            let text = Text::new(raw);
+            assert_eq!(found(&text), found_by_one_search(&text), "{raw}");
+        }
+        let chinese = Text::new(texts[2]);
+        let list = whole_list().0;
+        let phrases: Vec<&str> = found(&chinese)
+            .0
+            .iter()
+            .map(|&(_, _, id)| list[id])
+            .collect();
+        for p in ["我已经说过", "还是不行", "转人工"] {
+            assert!(phrases.contains(&p), "{p} in {phrases:?}");
+        }
+        assert!(!needs_other_phrases(&Text::new(texts[1])));
+        assert!(needs_other_phrases(&chinese));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_finds_what_one_search_of_the_whole_list_finds(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "not", "helpful", "i", "already", "told", "you", "that", "twice", "this",
+                    "is", "useless", "thanks", "it", "still", "doesn't", "work", "talk", "to",
+                    "a", "human", "agent", "don't", "understand", "what", "mean", "error:",
+                    "main.py", "?", "!", ",", "sorry", "can't", "help", "just", "answer",
+                    "不", "是", "垃圾", "我已经说过", "了", "还是不行", "人工", "客服", "谢谢",
+                    "，", "？", "分かりません", "ありがとう", "ça", "marche", "pas", "🙁", "é",
+                ]),
+                0..60,
+            ),
+            spaced in proptest::bool::ANY,
+        ) {
+            let text = Text::new(&words.join(if spaced { " " } else { "" }));
+            proptest::prop_assert_eq!(found(&text), found_by_one_search(&text));
+        }
+    }
+}
