@@ -233,8 +233,8 @@ mod tests {
         assert_eq!(occurrences(&table, &text), [(0, 2, 3), (0, 2, 4)]);
     }
 
-    /// The real lists, in one automaton as `score::context` builds it, and the crate's
-    /// general search over the same phrases: the reference.
+    /// The real lists, whole (`score::context` searches them split by script), and the
+    /// crate's general search over the same phrases: the reference.
     fn real_lists() -> &'static (PhraseAutomaton, aho_corasick::AhoCorasick) {
         static LISTS: std::sync::LazyLock<(PhraseAutomaton, aho_corasick::AhoCorasick)> =
             std::sync::LazyLock::new(|| {

@@ -5,7 +5,8 @@
 //!
 //! Terms come from `lexicons/archetypes.tsv` (format described in the file), matched on
 //! whole words in [`Text::lower`] with one Aho–Corasick pass per turn (shared with the
-//! marker phrases when a conversation is read: `score::context`). The detector
+//! marker phrases when a conversation is read: `score::context`, which searches a
+//! text that is not ASCII once more for the patterns in other scripts). The detector
 //! only keeps integer counters — per term, how often it matched in human and in AI
 //! turns, and per recognised hint how often it was given — so [`ArchetypeDetector::merge`]
 //! is exact and order-independent, and every float is computed in

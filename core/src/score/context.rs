@@ -138,10 +138,11 @@ pub struct Seen<'a> {
     pub terms: &'a [Occurrence],
 }
 
-/// The marker phrases and the archetype term patterns in one automaton, so that each
-/// turn is searched once for both: marker phrase `i` is pattern `i`, term pattern `j`
-/// is pattern `markers + j` (in the whole list; an automaton of part of it maps its
-/// own pattern numbers back with `ids`).
+/// Marker phrases and archetype term patterns in one automaton, so that a turn is
+/// searched for both at once. In the whole list, marker phrase `i` is pattern `i` and
+/// term pattern `j` is pattern `markers + j`; an automaton of part of the list (the
+/// list is split by script: [`ASCII_PHRASES`], [`OTHER_PHRASES`]) maps its own
+/// pattern numbers back with `ids`.
 struct Phrases {
     automaton: phrases::PhraseAutomaton,
     /// For each pattern of `automaton`, its number in the whole list; empty when the
