@@ -1156,7 +1156,7 @@ export interface components {
          * @description The service's health.
          * @example {
          *       "status": "ok",
-         *       "scorer_version": "2.2.0",
+         *       "scorer_version": "2.3.0",
          *       "queue_depth": 3
          *     }
          */

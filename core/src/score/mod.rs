@@ -26,7 +26,7 @@ pub use findings::Findings;
 pub use layer_z::{Band, Dimension, DimensionScore, Direction, Evidence, LayerZ, TrustMode};
 
 /// Version of the scoring rules; changes whenever any score can change.
-pub const SCORER_VERSION: &str = "2.2.0";
+pub const SCORER_VERSION: &str = "2.3.0";
 
 /// Conversations scored between two progress reports.
 const PROGRESS_CHUNK: usize = 2048;

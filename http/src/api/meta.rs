@@ -17,7 +17,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
 
 /// The service's health.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"status": "ok", "scorer_version": "2.2.0", "queue_depth": 3}))]
+#[schema(example = json!({"status": "ok", "scorer_version": "2.3.0", "queue_depth": 3}))]
 pub struct Health {
     /// `ok` when the database answers.
     pub status: String,

@@ -165,6 +165,20 @@ fn repetition_in_chinese_read_by_pairs_of_characters() {
 }
 
 #[test]
+fn repetition_in_korean_reads_nouns_without_their_particles() {
+    // "My order hasn't come yet. The order number is 5512 and the address is Seoul",
+    // asked again with the nouns taking other particles (주문이 / 주문을, 번호는 /
+    // 번호가, 배송지는 / 배송지가): four stems of the nine shared with the particles
+    // left on, six without them.
+    let first = "제 주문이 아직 안 왔어요. 주문 번호는 5512이고 배송지는 서울이에요";
+    let answer = "확인해 드리겠습니다. 잠시만 기다려 주세요.";
+    let again = "주문을 아직 못 받았어요. 주문 번호가 5512이고 배송지가 서울이에요";
+    third_turn(first, answer, again, true);
+    // A new question about a refund shares no noun.
+    third_turn(first, answer, "환불은 언제 되나요?", false);
+}
+
+#[test]
 fn repetition_claim_saying_it_was_said_before() {
     let (out, claimed) = after_answer("like I said, the parcel is missing", FRUSTRATION);
     let e = assert_pushes(

@@ -16,7 +16,7 @@ class Health:
     """The service's health.
 
     Example:
-        {'status': 'ok', 'scorer_version': '2.2.0', 'queue_depth': 3}
+        {'status': 'ok', 'scorer_version': '2.3.0', 'queue_depth': 3}
 
     Attributes:
         status (str): `ok` when the database answers.
