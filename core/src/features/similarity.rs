@@ -6,7 +6,7 @@
 //! share of shared stems catches most repeats without a language model. Chinese and
 //! Japanese, written without spaces, are read by pairs of neighbouring characters
 //! ([`bag_stems`]); Korean words lose the particles at their end ("주문을" is
-//! "주문", [`korean_stem_len`]).
+//! "주문").
 
 use std::sync::LazyLock;
 
@@ -55,41 +55,39 @@ pub fn stem(word: &[u8]) -> Option<u64> {
     (!function).then(|| stem_hash(word, 0, len))
 }
 
+/// Korean particles, one a line, the longer ones first (checked in a test).
 const KOREAN_PARTICLES_TXT: &str =
     crate::data_file::data_file!(include_bytes!("../../lexicons/korean_particles.txt"));
 
-/// The Korean particles, longest first.
-static KOREAN_PARTICLES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-    let mut particles: Vec<&str> = KOREAN_PARTICLES_TXT
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .collect();
-    particles.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    particles
-});
-
-/// Whether `c` is a Hangul syllable (가 to 힣).
-fn is_hangul_syllable(c: char) -> bool {
-    ('\u{AC00}'..='\u{D7A3}').contains(&c)
+/// Whether the last character of `bytes` is a Hangul syllable (가 to 힣, U+AC00 to
+/// U+D7A3: three bytes of UTF-8).
+fn ends_in_hangul(bytes: &[u8]) -> bool {
+    match bytes {
+        [.., a, b, c] if (0xEA..=0xED).contains(a) => {
+            let code =
+                (u32::from(a & 0x0F) << 12) | (u32::from(b & 0x3F) << 6) | u32::from(c & 0x3F);
+            (0xAC00..=0xD7A3).contains(&code)
+        }
+        _ => false,
+    }
 }
 
 /// The length of the stem of a word that ends in a Hangul syllable: the word without
-/// the particles at its end ([`KOREAN_PARTICLES`]), taken off one after another while
-/// a syllable is left before them. Stripping to the end makes a noun's forms meet:
-/// 고양이가 and 고양이 ("cat", with and without a subject particle) are both 고양,
-/// since the noun's own last syllable reads as a particle too. Any other word: its
-/// whole length.
+/// the particles at its end (`lexicons/korean_particles.txt`), taken off one after
+/// another while a syllable is left before them. Stripping to the end makes a noun's
+/// forms meet: 고양이가 and 고양이 ("cat", with and without a subject particle) are
+/// both 고양, since the noun's own last syllable reads as a particle too. Any other
+/// word: its whole length.
 fn korean_stem_len(word: &[u8]) -> usize {
-    let Ok(word) = std::str::from_utf8(word) else {
-        return word.len();
-    };
     let mut stem = word;
-    while stem.chars().next_back().is_some_and(is_hangul_syllable) {
-        let shorter = KOREAN_PARTICLES.iter().find_map(|p| {
-            stem.strip_suffix(p)
-                .filter(|rest| rest.chars().next_back().is_some_and(is_hangul_syllable))
-        });
+    while ends_in_hangul(stem) {
+        let shorter = KOREAN_PARTICLES_TXT
+            .lines()
+            .filter(|p| !p.is_empty())
+            .find_map(|p| {
+                stem.strip_suffix(p.as_bytes())
+                    .filter(|rest| ends_in_hangul(rest))
+            });
         match shorter {
             Some(rest) => stem = rest,
             None => break,
@@ -404,6 +402,16 @@ mod tests {
         ] {
             assert_eq!(stem_of(word), expected, "{word}");
         }
+        // The longer particles come first, so that 에서 is taken whole, not as 서 after 에.
+        let lengths: Vec<usize> = KOREAN_PARTICLES_TXT
+            .lines()
+            .filter(|p| !p.is_empty())
+            .map(str::len)
+            .collect();
+        assert!(
+            lengths.len() > 20 && lengths.windows(2).all(|w| w[0] >= w[1]),
+            "{lengths:?}"
+        );
         let hash = |w: &str| super::stem(w.as_bytes());
         assert_eq!(hash("주문이"), hash("주문을"));
         assert_ne!(hash("주문이"), hash("환불을"));

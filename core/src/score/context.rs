@@ -221,12 +221,25 @@ fn add_other_phrases(text: &Text, markers: &mut MarkerMatches, terms: &mut Vec<O
     let p = &*OTHER_PHRASES;
     let (m, t) = (markers.len(), terms.len());
     phrases::each(&p.automaton, text, |o| file(p, o, markers, terms));
-    let order = |&(start, end, id): &Occurrence| (end, start, id);
     if markers.len() > m {
-        markers.sort_by_key(order);
+        in_search_order(markers);
     }
     if terms.len() > t {
-        terms.sort_by_key(order);
+        in_search_order(terms);
+    }
+}
+
+/// Sorts a few occurrences by end, the longer first, then by pattern: an insertion
+/// sort, as the lists are short and mostly in order already (and a general sort's
+/// code would weigh on the WebAssembly build).
+fn in_search_order(list: &mut [Occurrence]) {
+    let key = |&(start, end, id): &Occurrence| (end, start, id);
+    for i in 1..list.len() {
+        let mut j = i;
+        while j > 0 && key(&list[j - 1]) > key(&list[j]) {
+            list.swap(j - 1, j);
+            j -= 1;
+        }
     }
 }
 
