@@ -180,18 +180,20 @@ fn first_significant(bytes: &[u8], from: usize) -> Result<usize, usize> {
 }
 
 /// The whole of `path` (`-` for standard input), without a size limit (an export is
-/// read locally). The error is one line for the user.
+/// read locally), up to a first byte that cannot begin JSON: every export and mapping
+/// document is JSON or JSON Lines, so an endless stream that is neither (`/dev/zero`)
+/// is refused at once, as in [`read`]. The error is one line for the user.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
     let fail = |source: io::Error| CliError::Read {
         what: display_name(path),
         source,
     };
     if path == Path::new("-") {
-        let mut bytes = Vec::new();
-        io::stdin().read_to_end(&mut bytes).map_err(fail)?;
-        Ok(bytes)
+        read_json_prefix(io::stdin().lock(), 0, None).map_err(fail)
     } else {
-        std::fs::read(path).map_err(fail)
+        let file = File::open(path).map_err(fail)?;
+        let len = file.metadata().map_err(fail)?.len();
+        read_json_prefix(file, len, None).map_err(fail)
     }
 }
 

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{assert_error_envelope, assert_json_output, assert_one_line_error, example, run};
+use super::{
+    assert_error_envelope, assert_json_output, assert_one_line_error, example, run, run_on_stream,
+};
 
 fn golden(format: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -144,6 +146,34 @@ fn score_from_a_slack_folder_gives_the_same_scores_as_scoring_its_import() {
     assert_eq!(out.code, Some(0), "{out:?}");
     let via: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(via["intelligence"], direct["intelligence"]);
+}
+
+#[test]
+fn an_export_stream_that_cannot_be_json_is_refused_without_being_read_to_its_end() {
+    // Exports are read whole, with no size limit; every format is JSON or JSON Lines,
+    // so a stream of zeros is refused at its first byte instead of read until memory
+    // runs out, with the error the same byte alone gives.
+    let tail = 64 * 1024 * 1024;
+    for from in ["chatgpt", "slack"] {
+        let (out, written) = run_on_stream(&["import", "--from", from, "-"], b"", tail);
+        let alone = run(&["import", "--from", from, "-"], None, Some(vec![0]));
+        assert_eq!(
+            (out.code, &out.stdout),
+            (Some(2), &String::new()),
+            "{out:?}"
+        );
+        assert_eq!(out.stderr, alone.stderr, "{from}");
+        assert!(
+            written < tail / 2,
+            "{from}: {written} of {tail} bytes were taken"
+        );
+    }
+    let (out, _) = run_on_stream(&["import", "--from", "chatgpt", "-"], b"", tail);
+    assert_eq!(
+        out.stderr,
+        "error: standard input breaks the input contract (VALIDATION_ERROR, 1 problem):\n  \
+         standard input: is not JSON: expected value at line 1 column 1\n"
+    );
 }
 
 #[test]

@@ -108,6 +108,38 @@ fn run(args: &[&str], file: Option<&Path>, stdin: Option<Vec<u8>>) -> Run {
     Run::from_output(out)
 }
 
+/// Runs `args` with `head` and then `tail_len` zero bytes on standard input, written in
+/// 64 KiB pieces until the binary stops reading; also returns how many bytes it took
+/// before the pipe closed.
+fn run_on_stream(args: &[&str], head: &[u8], tail_len: usize) -> (Run, usize) {
+    let mut child = undertone()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary starts");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let head = head.to_vec();
+    let writer = thread::spawn(move || {
+        let piece = vec![0u8; 64 * 1024];
+        let pieces = std::iter::once(&head[..])
+            .chain(std::iter::repeat_n(&piece[..], tail_len / piece.len()));
+        let mut written = 0;
+        for p in pieces {
+            match pipe.write_all(p) {
+                Ok(()) => written += p.len(),
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
+                Err(e) => panic!("cannot write to the child's stdin: {e}"),
+            }
+        }
+        written
+    });
+    let out = child.wait_with_output().expect("binary runs");
+    let written = writer.join().expect("the writer does not panic");
+    (Run::from_output(out), written)
+}
+
 /// Writes `bytes`; the child may stop reading early (that is what the size limit is for).
 fn write_ignoring_closed_pipe(pipe: &mut impl Write, bytes: &[u8]) {
     match pipe.write_all(bytes) {

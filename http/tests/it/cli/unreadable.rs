@@ -1,13 +1,10 @@
 //! Input that cannot be read as a request at all: empty, blank, binary, not JSON,
 //! not an object, missing, or a directory. Each is one line on stderr.
 
-use std::io::{self, Write};
 use std::path::Path;
-use std::process::Stdio;
-use std::thread;
 
 use super::{
-    Run, assert_one_line_error, assert_violations, run, temp_file, undertone, validate_file,
+    assert_one_line_error, assert_violations, run, run_on_stream, temp_file, validate_file,
 };
 
 /// Runs `validate` on `path`, which cannot be read, and checks the error names `reason`.
@@ -53,38 +50,6 @@ fn non_json_file_is_one_line_error() {
         &out,
         &format!("error: {path} is not valid JSON: expected value at line 1 column 1"),
     );
-}
-
-/// Runs `args` with `head` and then `tail_len` zero bytes on standard input, written in
-/// 64 KiB pieces until the binary stops reading; also returns how many bytes it took
-/// before the pipe closed.
-fn run_on_stream(args: &[&str], head: &[u8], tail_len: usize) -> (Run, usize) {
-    let mut child = undertone()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary starts");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let head = head.to_vec();
-    let writer = thread::spawn(move || {
-        let piece = vec![0u8; 64 * 1024];
-        let pieces = std::iter::once(&head[..])
-            .chain(std::iter::repeat_n(&piece[..], tail_len / piece.len()));
-        let mut written = 0;
-        for p in pieces {
-            match pipe.write_all(p) {
-                Ok(()) => written += p.len(),
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => break,
-                Err(e) => panic!("cannot write to the child's stdin: {e}"),
-            }
-        }
-        written
-    });
-    let out = child.wait_with_output().expect("binary runs");
-    let written = writer.join().expect("the writer does not panic");
-    (Run::from_output(out), written)
 }
 
 #[test]
