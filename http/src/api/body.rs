@@ -193,6 +193,17 @@ pub(crate) fn in_core_words(path: &str, message: String, kind: &str) -> underton
 /// `Content-Length`, or, when it declared none and did not stop at the limit, that
 /// it is over it. One violation at `body`, as every body error has.
 pub(crate) fn too_large(declared: Option<usize>, limit: usize) -> ApiError {
+    ApiError::from(undertone_core::Error::Validation(vec![
+        too_large_violation(declared, limit),
+    ]))
+}
+
+/// The violation of [`too_large`]: at `body`, the size (`declared`, or "more than" the
+/// limit when it was not declared) and the limit.
+pub(crate) fn too_large_violation(
+    declared: Option<usize>,
+    limit: usize,
+) -> undertone_core::Violation {
     let size = match declared {
         Some(n) => format!("is {n} bytes"),
         None => format!("is more than {limit} bytes"),
@@ -202,9 +213,7 @@ pub(crate) fn too_large(declared: Option<usize>, limit: usize) -> ApiError {
     } else {
         String::new()
     };
-    ApiError::from(undertone_core::Error::Validation(vec![
-        undertone_core::Violation::new("body", format!("{size}; the limit is {limit} bytes{mib}")),
-    ]))
+    undertone_core::Violation::new("body", format!("{size}; the limit is {limit} bytes{mib}"))
 }
 
 /// A path parameter; one that cannot be read (e.g. invalid percent-encoding) names no

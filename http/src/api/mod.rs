@@ -42,7 +42,7 @@ pub(crate) use admission::admit;
 pub use auth::Caller;
 pub use auth::Precharged;
 pub(crate) use auth::{IDEMPOTENCY_KEY, charge, identify, set_quota};
-pub(crate) use body::{in_core_words, too_large};
+pub(crate) use body::{in_core_words, too_large, too_large_violation};
 use error::{ApiError, Code};
 pub(crate) use submit::{IDEMPOTENCY_KEY_MAX, REPLAYED, check_idempotency_key};
 

@@ -35,7 +35,9 @@ use axum::response::{IntoResponse, Response};
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream,
+};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::api::error::{ApiError, Code};
@@ -346,19 +348,41 @@ pub async fn serve_stdio(base_url: &str, api_key: &str) -> Result<(), StdioError
     Ok(())
 }
 
-/// Passes each line of standard input to the SDK, except a message that gives a key
-/// twice in one object: that one is answered with a JSON-RPC error (`-32600`, the
-/// body's message) on `replies`, as `/mcp` answers it with 400; and a request whose
-/// params its method cannot take, answered `-32602` ([`params_refusal`]), as on `/mcp`.
-/// Standard input's end closes the SDK's input.
-async fn forward_stdin(mut to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8>>) {
-    let mut stdin = BufReader::new(tokio::io::stdin());
+/// Passes each line of standard input to the SDK (see [`forward_lines_to_sdk`]).
+async fn forward_stdin(to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8>>) {
+    let stdin = BufReader::new(tokio::io::stdin());
+    forward_lines_to_sdk(stdin, MAX_MESSAGE_BYTES, to_sdk, replies).await;
+}
+
+/// Passes each line of `input` to the SDK, except a message that gives a key twice in
+/// one object: that one is answered with a JSON-RPC error (`-32600`, the body's
+/// message) on `replies`, as `/mcp` answers it with 400; a request whose params its
+/// method cannot take, answered `-32602` ([`params_refusal`]), as on `/mcp`; and a
+/// line longer than `limit` bytes (the size limit of a message to `/mcp`), which is
+/// not kept in memory: it is skipped to its end and answered with a JSON-RPC error
+/// (`-32600`, id null, as it cannot be read for its id) saying the limit, as `/mcp`
+/// answers 400. The input's end closes the SDK's input.
+async fn forward_lines_to_sdk(
+    mut input: impl AsyncBufRead + Unpin,
+    limit: usize,
+    mut to_sdk: impl AsyncWrite + Unpin,
+    replies: UnboundedSender<Vec<u8>>,
+) {
     let mut line = Vec::new();
     loop {
         line.clear();
-        match stdin.read_until(b'\n', &mut line).await {
+        // One byte past the limit tells a line that is too long.
+        let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+        match (&mut input).take(cap).read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
+        }
+        if line.len() > limit {
+            if skip_line(&mut input).await.is_err() {
+                return;
+            }
+            let _ = replies.send(too_long(limit));
+            continue;
         }
         let text = std::str::from_utf8(&line).ok();
         let reply = match text.and_then(|t| refused(t).map(|r| (t, r))) {
@@ -378,6 +402,41 @@ async fn forward_stdin(mut to_sdk: DuplexStream, replies: UnboundedSender<Vec<u8
             let _ = replies.send(reply);
         }
     }
+}
+
+/// Reads and drops the rest of the current line, newline included.
+async fn skip_line(input: &mut (impl AsyncBufRead + Unpin)) -> std::io::Result<()> {
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    }
+}
+
+/// The JSON-RPC error answering a line longer than `limit` bytes: `/mcp`'s message
+/// for such a body, and a null id, since the line was not read.
+fn too_long(limit: usize) -> Vec<u8> {
+    let v = crate::api::too_large_violation(None, limit);
+    let message = format!("{}: {}", v.path, v.message);
+    let mut reply = serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32600, "message": message},
+    }))
+    .unwrap_or_default();
+    reply.push(b'\n');
+    reply
 }
 
 /// The JSON-RPC error answering the request `text` for `error`; `None` for a
@@ -415,5 +474,75 @@ async fn forward_lines(from_sdk: DuplexStream, lines: UnboundedSender<Vec<u8>>) 
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`forward_lines_to_sdk`] makes of `input` with a `limit`: the bytes the SDK
+    /// got, and the answers given in its place.
+    async fn forwarded(input: &[u8], limit: usize) -> (Vec<u8>, Vec<serde_json::Value>) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut to_sdk = Vec::new();
+        forward_lines_to_sdk(std::io::Cursor::new(input), limit, &mut to_sdk, tx).await;
+        let mut replies = Vec::new();
+        while let Ok(reply) = rx.try_recv() {
+            assert_eq!(reply.last(), Some(&b'\n'), "{reply:?}");
+            replies.push(serde_json::from_slice(&reply).expect("a reply is JSON"));
+        }
+        (to_sdk, replies)
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_is_skipped_and_answered_and_the_next_is_served() {
+        let ok = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let mut input = Vec::new();
+        input.extend_from_slice(ok);
+        input.push(b'\n');
+        input.extend(std::iter::repeat_n(b'x', 1000));
+        input.push(b'\n');
+        input.extend_from_slice(ok);
+        input.push(b'\n');
+        // The last line is too long too, and ends with the input, not a newline.
+        input.extend(std::iter::repeat_n(b' ', 100));
+        let limit = ok.len() + 1;
+        let (to_sdk, replies) = forwarded(&input, limit).await;
+        let mut expected = ok.to_vec();
+        expected.push(b'\n');
+        expected.extend_from_slice(ok);
+        expected.push(b'\n');
+        assert_eq!(
+            String::from_utf8_lossy(&to_sdk),
+            String::from_utf8_lossy(&expected)
+        );
+        let refusal = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {
+                "code": -32600,
+                "message": format!("body: is more than {limit} bytes; the limit is {limit} bytes"),
+            },
+        });
+        assert_eq!(replies, [refusal.clone(), refusal]);
+    }
+
+    #[tokio::test]
+    async fn a_line_of_exactly_the_limit_is_served() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n";
+        let (to_sdk, replies) = forwarded(line, line.len()).await;
+        assert_eq!(to_sdk, line);
+        assert!(replies.is_empty(), "{replies:?}");
+        // One byte less and it is refused, with the limit in mebibytes when it is whole.
+        let (to_sdk, replies) = forwarded(line, line.len() - 1).await;
+        assert!(to_sdk.is_empty());
+        assert_eq!(replies.len(), 1);
+        let message = too_long(3 * 1024 * 1024);
+        let message: serde_json::Value = serde_json::from_slice(&message).unwrap();
+        assert_eq!(
+            message["error"]["message"],
+            "body: is more than 3145728 bytes; the limit is 3145728 bytes (3 MiB)"
+        );
     }
 }
