@@ -1,6 +1,7 @@
 //! Product behaviour that held under scorer 1.x and does not under 2.0, kept in its
 //! strict form so that the scorer can be fixed against it. Each test is ignored with the
-//! reason and the numbers seen when it was written; run them with
+//! reason and the numbers of the scorer named in it (with those of 2.0, when it was
+//! written, in brackets); each failure message prints the numbers again; run them with
 //! `cargo test -p undertone-core --test it known_gaps -- --ignored`. The looser form
 //! that still holds is tested where the behaviour lives (signals, props, vectors,
 //! connectors). When a scorer change makes one of these pass, drop its `#[ignore]`.
@@ -16,26 +17,34 @@ fn frustration(out: &SessionIntelligence) -> f64 {
 }
 
 #[test]
-#[ignore = "scorer 2.0: first_turn (-2.23 logits) pulls a hostile opening to 0.076, healthy"]
+#[ignore = "scorer 2.3.0: a hostile opening reads 0.5017 (watch): baseline 0.2169, vader_negative 0.1681, annoyance 0.1340 (scorer 2.0: 0.076)"]
 fn a_hostile_opening_turn_is_broken() {
     let out = score_turns(&[(H, HOSTILE)]);
     let f = &last_turn(&out).layer_z.frustration_buildup;
-    assert_eq!(f.band, Band::Broken, "{:?}", names(f));
+    assert_eq!(f.band, Band::Broken, "{}: {:?}", f.score, names(f));
 }
 
 #[test]
-#[ignore = "scorer 2.0: after three shouted turns (0.9954) the hostile turn reads 0.8260; the conversation falls to 0.9107"]
+#[ignore = "scorer 2.3.0: after three shouted turns (0.9866) the hostile turn reads 0.6670; the conversation falls to 0.8268 (scorer 2.0: 0.9954, 0.8260, 0.9107)"]
 fn hostile_turn_after_a_saturated_arc_keeps_frustration() {
     let without = score_turns(&[(H, SHOUT), (H, SHOUT), (H, SHOUT)]);
     let with = score_turns(&[(H, SHOUT), (H, SHOUT), (H, SHOUT), (H, HOSTILE)]);
-    assert!(frustration(&with) >= frustration(&without));
     let conv = |out: &SessionIntelligence| {
         out.intelligence.conversations[0]
             .layer_z
             .frustration_buildup
             .score
     };
-    assert!(conv(&with) >= conv(&without));
+    let turns = (frustration(&without), frustration(&with));
+    let conversations = (conv(&without), conv(&with));
+    assert!(
+        turns.1 >= turns.0,
+        "last turn {turns:?}, conversation {conversations:?}"
+    );
+    assert!(
+        conversations.1 >= conversations.0,
+        "conversation {conversations:?}"
+    );
 }
 
 #[test]
@@ -66,7 +75,7 @@ fn failures(ask: &str, replies: &[&str]) -> Vec<f64> {
 }
 
 #[test]
-#[ignore = "scorer 2.0: the AI-failure model gives a good parcel answer 0.241, a refusal 0.227, \"I don't know.\" 0.146, an off-topic \"I like turtles.\" 0.168"]
+#[ignore = "scorer 2.3.0: the AI-failure model gives a good parcel answer 0.256, a refusal 0.532, \"I don't know.\" 0.180, an off-topic \"I like turtles.\" 0.185 (scorer 2.0: 0.241, 0.227, 0.146, 0.168)"]
 fn a_failed_reply_reads_as_more_of_a_failure_than_a_good_answer() {
     let ask = "Can you trace my parcel 5512?";
     let good = "Parcel 5512 is at the Leeds depot and the trace shows delivery tomorrow.";
@@ -80,7 +89,11 @@ fn a_failed_reply_reads_as_more_of_a_failure_than_a_good_answer() {
         ],
     );
     for (k, f) in p.iter().enumerate().skip(1) {
-        assert!(*f > p[0], "reply {k}: {f} vs the good answer's {}", p[0]);
+        assert!(
+            *f > p[0],
+            "reply {k}: {f} vs the good answer's {} (all: {p:?})",
+            p[0]
+        );
     }
     // And the person's next turn reads accordingly.
     let reply = "Where else can I get my parcel traced?";
@@ -90,7 +103,8 @@ fn a_failed_reply_reads_as_more_of_a_failure_than_a_good_answer() {
         (H, reply),
     ]);
     let answered = score_turns(&[(H, ask), (A, good), (H, reply)]);
-    assert!(frustration(&failed) > frustration(&answered));
+    let (failed, answered) = (frustration(&failed), frustration(&answered));
+    assert!(failed > answered, "{failed} > {answered}");
 }
 
 #[test]
@@ -107,7 +121,7 @@ fn sympathy_reads_as_less_of_a_failure_than_a_refusal() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: \"Great, thanks a lot. This is useless.\" reads 0.1410 after a refusal and 0.1448 after a booking; the complaint adds 0.0015"]
+#[ignore = "scorer 2.3.0: \"Great, thanks a lot. This is useless.\" after a refusal reads 0.1621 (healthy), above the booking now, but gratitude (-0.1376) outweighs the complaint (annoyance 0.0019) (scorer 2.0: 0.1410 and 0.1448)"]
 fn sarcastic_thanks_after_a_failure_count_less() {
     let ask = "Can you book a table for two tonight?";
     let reply = "Great, thanks a lot. This is useless.";
@@ -120,11 +134,17 @@ fn sarcastic_thanks_after_a_failure_count_less() {
     let f = |z: &LayerZ| z.frustration_buildup.score;
     assert!(f(&failed) > f(&served), "{} > {}", f(&failed), f(&served));
     // The complaint is read: the turn is not healthy after a failure.
-    assert_ne!(failed.frustration_buildup.band, Band::Healthy);
+    assert_ne!(
+        failed.frustration_buildup.band,
+        Band::Healthy,
+        "{}: {:?}",
+        f(&failed),
+        names(&failed.frustration_buildup)
+    );
 }
 
 #[test]
-#[ignore = "scorer 2.0: every AI answer gets breakdown ~0.25, so accepting a confident answer adds acceptance_after_hedge 0.15"]
+#[ignore = "scorer 2.3.0: every AI answer gets some breakdown probability, so accepting a confident answer adds acceptance_after_hedge 0.1633 (scorer 2.0: 0.15)"]
 fn accepting_a_confident_answer_is_no_over_trust() {
     let out = score_turns(&[
         (H, "Which port does the admin console use?"),
@@ -140,7 +160,7 @@ fn accepting_a_confident_answer_is_no_over_trust() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: correction has weight 0 on frustration: \"that's not what I asked\" reads 0.3564, \"the parcel is missing\" 0.3699"]
+#[ignore = "scorer 2.3.0: correction has weight 0 on frustration (fitted): \"that's not what I asked\" reads 0.3061, \"the parcel is missing\" 0.3229 (scorer 2.0: 0.3564, 0.3699)"]
 fn telling_the_ai_it_got_it_wrong_raises_frustration() {
     let ask = "Can you trace my parcel 5512?";
     let answer = "Parcel 5512 is at the Leeds depot and the trace shows delivery tomorrow.";
@@ -158,7 +178,7 @@ fn vector(name: &str) -> SessionIntelligence {
 }
 
 #[test]
-#[ignore = "scorer 2.0: \"forget it\" after seven failed AI turns: turn abandonment 0.130, conversation 0.161 (healthy), not abandoned"]
+#[ignore = "scorer 2.3.0: \"forget it\" after seven failed AI turns: conversation abandonment 0.1196 (healthy), from final_turn alone, not abandoned (scorer 2.0: 0.161)"]
 fn forget_it_after_repeated_failures_is_abandoned() {
     let out = vector("support-refund-goes-wrong.json");
     let c = out
@@ -170,32 +190,36 @@ fn forget_it_after_repeated_failures_is_abandoned() {
     assert_eq!(
         c.layer_z.silent_abandonment_risk.band,
         Band::Broken,
-        "{:?}",
+        "{}: {:?}",
+        c.layer_z.silent_abandonment_risk.score,
         names(&c.layer_z.silent_abandonment_risk)
     );
     assert!(c.abandoned);
 }
 
 #[test]
-#[ignore = "scorer 2.0: request frustration 0.474 (watch); \"Let me check that in the playground first.\" reads 0.60 (broken) from AI breakdowns of 0.38-0.43 on good answers"]
+#[ignore = "scorer 2.3.0: request frustration 0.4685 (watch), its evidence four ai_failure_history items of 0.07-0.09 from good answers; event 9 reads 0.60 (broken) from repeated AI failures (scorer 2.0: 0.474, a turn at 0.60)"]
 fn a_coding_session_that_goes_well_is_healthy() {
     let out = vector("coding-assistant-goes-well.json");
     let f = &out.intelligence.layer_z.frustration_buildup;
-    assert_eq!(f.band, Band::Healthy, "{:?}", names(f));
+    assert_eq!(f.band, Band::Healthy, "{}: {:?}", f.score, names(f));
     for c in &out.intelligence.conversations {
         for t in &c.turns {
+            let turn = &t.layer_z.frustration_buildup;
             assert_ne!(
-                t.layer_z.frustration_buildup.band,
+                turn.band,
                 Band::Broken,
-                "{}",
-                t.event_index
+                "event {}: {}: {:?}",
+                t.event_index,
+                turn.score,
+                names(turn)
             );
         }
     }
 }
 
 #[test]
-#[ignore = "scorer 2.0: \"I said just give me the answer. this is useless\" reads 0.418; the conversation 0.515 (watch)"]
+#[ignore = "scorer 2.3.0: \"I said just give me the answer. this is useless\" reads 0.3669 (watch), and the conversation the same (scorer 2.0: 0.418, 0.515)"]
 fn demanding_the_answer_again_is_broken() {
     let out = score_turns(&[
         (
@@ -208,9 +232,17 @@ fn demanding_the_answer_again_is_broken() {
         ),
         (H, "I said just give me the answer. this is useless"),
     ]);
+    let f = &last_turn(&out).layer_z.frustration_buildup;
+    let conversation = out.intelligence.conversations[0]
+        .layer_z
+        .frustration_buildup
+        .score;
     assert_eq!(
-        last_turn(&out).layer_z.frustration_buildup.band,
-        Band::Broken
+        f.band,
+        Band::Broken,
+        "{} (conversation {conversation}): {:?}",
+        f.score,
+        names(f)
     );
 }
 
@@ -236,7 +268,7 @@ fn an_unanswered_last_question_is_named_on_the_conversation() {
 }
 
 #[test]
-#[ignore = "scorer 2.0: evidence items that round to 0.0000 are dropped (layer_z::sort_evidence), so a short list sums to 0.019090 for a score of 0.019075"]
+#[ignore = "scorer 2.3.0: evidence items that round to 0.0000 are dropped (layer_z::sort_evidence), so a short list sums to 0.035441 for a score of 0.035430 (scorer 2.0: 0.019090, 0.019075)"]
 fn turn_evidence_adds_up_to_the_score_exactly() {
     let out = score_turns(&[(
         H,
