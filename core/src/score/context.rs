@@ -213,7 +213,8 @@ fn file(
 
 /// Adds the occurrences of the patterns that are not ASCII to those of the ASCII
 /// ones, when `text` can hold any, and puts them in the order one search of the
-/// whole list gives: by end, the longer first, then by pattern.
+/// whole list gives: by end, the longer first, then by pattern. Each search gives its
+/// own in that order, so the two runs are merged.
 fn add_other_phrases(text: &Text, markers: &mut MarkerMatches, terms: &mut Vec<Occurrence>) {
     if !needs_other_phrases(text) {
         return;
@@ -221,25 +222,31 @@ fn add_other_phrases(text: &Text, markers: &mut MarkerMatches, terms: &mut Vec<O
     let p = &*OTHER_PHRASES;
     let (m, t) = (markers.len(), terms.len());
     phrases::each(&p.automaton, text, |o| file(p, o, markers, terms));
-    if markers.len() > m {
-        in_search_order(markers);
-    }
-    if terms.len() > t {
-        in_search_order(terms);
-    }
+    merge_in_search_order(markers, m);
+    merge_in_search_order(terms, t);
 }
 
-/// Sorts a few occurrences by end, the longer first, then by pattern: an insertion
-/// sort, as the lists are short and mostly in order already (and a general sort's
-/// code would weigh on the WebAssembly build).
-fn in_search_order(list: &mut [Occurrence]) {
+/// Merges the two runs `list[..split]` and `list[split..]`, each in search order (by
+/// end, the longer first, then by pattern), into one, in linear time: a text may hold
+/// thousands of occurrences of both kinds.
+fn merge_in_search_order(list: &mut [Occurrence], split: usize) {
     let key = |&(start, end, id): &Occurrence| (end, start, id);
-    for i in 1..list.len() {
-        let mut j = i;
-        while j > 0 && key(&list[j - 1]) > key(&list[j]) {
-            list.swap(j - 1, j);
-            j -= 1;
-        }
+    if split == 0 || split == list.len() || key(&list[split - 1]) <= key(&list[split]) {
+        return;
+    }
+    // The first run is set aside; the merged list is written from the front, never
+    // past the next unread item of the second run.
+    let first: SmallVec<[Occurrence; 16]> = SmallVec::from_slice(&list[..split]);
+    let (mut i, mut j) = (0, split);
+    for k in 0..list.len() {
+        let from_second = i == first.len() || (j < list.len() && key(&list[j]) < key(&first[i]));
+        list[k] = if from_second {
+            j += 1;
+            list[j - 1]
+        } else {
+            i += 1;
+            first[i - 1]
+        };
     }
 }
 
@@ -647,6 +654,11 @@ mod tests {
             let text = Text::new(raw);
             assert_eq!(found(&text), found_by_one_search(&text), "{raw}");
         }
+        // Hundreds of occurrences of both kinds, interleaved: the runs are merged.
+        let long = Text::new(&"i already told you 谢谢 没用过 not helpful 转人工 ".repeat(200));
+        let (markers, terms) = found(&long);
+        assert!(markers.len() > 1000, "{}", markers.len());
+        assert_eq!((markers, terms), found_by_one_search(&long));
         let chinese = Text::new(texts[2]);
         let list = whole_list().0;
         let phrases: Vec<&str> = found(&chinese)
