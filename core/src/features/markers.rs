@@ -267,12 +267,10 @@ impl Markers {
                 hits.push((start, end, id));
             }
         }
+        let mut hidden = Hidden::new(&masks);
         for (start, end, id) in hits {
             // A mask hides what lies inside it, not a marker phrase with the same span.
-            if masks
-                .iter()
-                .any(|&(s, e)| s <= start && end <= e && (s, e) != (start, end))
-            {
+            if hidden.covers(start, end) {
                 continue;
             }
             for &(cat, w) in &lex.patterns[id].1 {
@@ -316,6 +314,56 @@ impl Markers {
     }
 }
 
+/// Which spans the masks of a text hide, asked of the phrases in the order of the
+/// search (by end, the longer first at the same end), in time linear in both: a text
+/// of 32 KB can hold thousands of masks and of phrases inside them.
+struct Hidden<'m> {
+    /// The masks, in the same order.
+    masks: &'m [(usize, usize)],
+    /// Per mask `k`, the smallest start of `masks[k..]`.
+    first_start: SmallVec<[usize; 4]>,
+    /// The first mask that does not end before the phrase asked about last.
+    from: usize,
+}
+
+impl<'m> Hidden<'m> {
+    fn new(masks: &'m [(usize, usize)]) -> Self {
+        let mut first_start: SmallVec<[usize; 4]> = SmallVec::from_elem(usize::MAX, masks.len());
+        let mut least = usize::MAX;
+        for (k, &(s, _)) in masks.iter().enumerate().rev() {
+            least = least.min(s);
+            first_start[k] = least;
+        }
+        Hidden {
+            masks,
+            first_start,
+            from: 0,
+        }
+    }
+
+    /// Whether a mask holds `start..end` without being that very span. The spans asked
+    /// about come in the order of the search.
+    fn covers(&mut self, start: usize, end: usize) -> bool {
+        let masks = self.masks;
+        while self.from < masks.len() && masks[self.from].1 < end {
+            self.from += 1;
+        }
+        // Masks that end where the phrase ends come first, the longest first: one that
+        // starts before the phrase holds it.
+        let mut k = self.from;
+        if k < masks.len() && masks[k].1 == end {
+            if masks[k].0 < start {
+                return true;
+            }
+            while k < masks.len() && masks[k].1 == end {
+                k += 1;
+            }
+        }
+        // Any mask that ends after the phrase and starts no later holds it.
+        k < masks.len() && self.first_start[k] <= start
+    }
+}
+
 /// Every marker phrase (masks included), in the order [`Markers::from_matches`]
 /// numbers them.
 pub fn phrases() -> impl Iterator<Item = &'static str> {
@@ -341,6 +389,35 @@ mod tests {
 
     fn find(s: &str) -> Markers {
         Markers::find(&Text::new(s))
+    }
+
+    /// Spans in the order of a search: by end, the longer first.
+    fn in_search_order(mut spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+        spans.sort_by_key(|&(s, e)| (e, s));
+        spans
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn hidden_spans_are_those_a_mask_holds(
+            masks in proptest::collection::vec((0usize..40, 1usize..12), 0..12),
+            phrases in proptest::collection::vec((0usize..40, 1usize..12), 0..24),
+        ) {
+            let spans = |v: Vec<(usize, usize)>| in_search_order(v.into_iter().map(|(s, n)| (s, s + n)).collect());
+            let (masks, phrases) = (spans(masks), spans(phrases));
+            let mut hidden = Hidden::new(&masks);
+            for &(start, end) in &phrases {
+                let expected = masks.iter().any(|&(s, e)| s <= start && end <= e && (s, e) != (start, end));
+                proptest::prop_assert_eq!(hidden.covers(start, end), expected, "{:?} in {:?}", (start, end), masks);
+            }
+        }
+    }
+
+    #[test]
+    fn thousands_of_masks_each_hide_the_phrase_inside_them() {
+        // 没用 ("useless") inside every 没用过 ("never used"): each is hidden.
+        assert!(!find(&"没用过".repeat(3000)).has(Category::Dismissal));
+        assert!(find(&format!("{} 没用", "没用过".repeat(3000))).has(Category::Dismissal));
     }
 
     #[test]
