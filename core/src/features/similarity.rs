@@ -47,7 +47,7 @@ pub fn stem(word: &[u8]) -> Option<u64> {
     let function = (word.len() == 1) & word.first().is_some_and(u8::is_ascii_alphabetic)
         | STOPWORDS.contains_word(word);
     // The stem is a prefix of the word.
-    let len = if word.last().is_some_and(|b| !b.is_ascii()) {
+    let len = if ends_in_hangul(word) {
         korean_stem_len(word)
     } else {
         stem_len(word, 0, word.len())
@@ -76,8 +76,8 @@ fn ends_in_hangul(bytes: &[u8]) -> bool {
 /// the particles at its end (`lexicons/korean_particles.txt`), taken off one after
 /// another while a syllable is left before them. Stripping to the end makes a noun's
 /// forms meet: 고양이가 and 고양이 ("cat", with and without a subject particle) are
-/// both 고양, since the noun's own last syllable reads as a particle too. Any other
-/// word: its whole length.
+/// both 고양, since the noun's own last syllable reads as a particle too. A word that
+/// does not end in Hangul keeps its whole length.
 fn korean_stem_len(word: &[u8]) -> usize {
     let mut stem = word;
     while ends_in_hangul(stem) {

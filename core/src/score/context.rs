@@ -145,8 +145,7 @@ pub struct Seen<'a> {
 /// pattern numbers back with `ids`.
 struct Phrases {
     automaton: phrases::PhraseAutomaton,
-    /// For each pattern of `automaton`, its number in the whole list; empty when the
-    /// automaton holds the whole list.
+    /// For each pattern of `automaton`, its number in the whole list.
     ids: Vec<usize>,
     markers: usize,
 }
@@ -168,11 +167,7 @@ fn phrases_where(keep: impl Fn(&str) -> bool) -> Phrases {
         .unwrap_or_else(|e| panic!("marker phrases and archetype terms: {e}"));
     Phrases {
         automaton,
-        ids: if ids.len() == list.len() {
-            Vec::new()
-        } else {
-            ids
-        },
+        ids,
         markers,
     }
 }
@@ -203,7 +198,7 @@ fn file(
     markers: &mut MarkerMatches,
     terms: &mut Vec<Occurrence>,
 ) {
-    let id = p.ids.get(id).copied().unwrap_or(id);
+    let id = p.ids[id];
     if id < p.markers {
         markers.push((start, end, id));
     } else {
