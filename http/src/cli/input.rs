@@ -64,11 +64,30 @@ impl Input {
 /// ends with that byte, and parsing it gives the error the whole input would.
 /// The error is one line for the user.
 pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, CliError> {
+    let bytes = read_up_to(path, (!unlimited).then_some(BODY_MAX_BYTES))?;
+    Ok(Input {
+        bytes,
+        name: path.to_string_lossy().into_owned(),
+        format,
+    })
+}
+
+/// The whole of `path` (`-` for standard input), without a size limit (an export is
+/// read locally), up to a first byte that cannot begin JSON: every export and mapping
+/// document is JSON or JSON Lines, so an endless stream that is neither (`/dev/zero`)
+/// is refused at once, as in [`read`]. The error is one line for the user.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
+    read_up_to(path, None)
+}
+
+/// The bytes of `path` (`-` for standard input) as [`read_json_prefix`] reads them;
+/// with a `limit`, a file over it is refused without being loaded, and an input found
+/// longer while reading is refused too.
+fn read_up_to(path: &Path, limit: Option<usize>) -> Result<Vec<u8>, CliError> {
     let fail = |source: io::Error| CliError::Read {
         what: display_name(path),
         source,
     };
-    let limit = (!unlimited).then_some(BODY_MAX_BYTES);
     let bytes = if path == Path::new("-") {
         read_json_prefix(io::stdin().lock(), 0, limit).map_err(fail)?
     } else {
@@ -85,19 +104,13 @@ pub fn read(path: &Path, format: Format, unlimited: bool) -> Result<Input, CliEr
         }
         read_json_prefix(file, len, limit).map_err(fail)?
     };
-    if let Some(limit) = limit
-        && bytes.len() > limit
-    {
-        return Err(CliError::OverLimit {
+    match limit {
+        Some(limit) if bytes.len() > limit => Err(CliError::OverLimit {
             what: display_name(path),
             limit,
-        });
+        }),
+        _ => Ok(bytes),
     }
-    Ok(Input {
-        bytes,
-        name: path.to_string_lossy().into_owned(),
-        format,
-    })
 }
 
 /// Bytes read per call.
@@ -176,24 +189,6 @@ fn first_significant(bytes: &[u8], from: usize) -> Result<usize, usize> {
     {
         Some(k) => Ok(i + k),
         None => Err(bytes.len().max(i)),
-    }
-}
-
-/// The whole of `path` (`-` for standard input), without a size limit (an export is
-/// read locally), up to a first byte that cannot begin JSON: every export and mapping
-/// document is JSON or JSON Lines, so an endless stream that is neither (`/dev/zero`)
-/// is refused at once, as in [`read`]. The error is one line for the user.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, CliError> {
-    let fail = |source: io::Error| CliError::Read {
-        what: display_name(path),
-        source,
-    };
-    if path == Path::new("-") {
-        read_json_prefix(io::stdin().lock(), 0, None).map_err(fail)
-    } else {
-        let file = File::open(path).map_err(fail)?;
-        let len = file.metadata().map_err(fail)?.len();
-        read_json_prefix(file, len, None).map_err(fail)
     }
 }
 

@@ -201,12 +201,17 @@ fn params_refusal(message: &serde_json::Value) -> Option<Vec<u8>> {
     let id = message.get("id").filter(|id| !id.is_null())?;
     let method = message.get("method")?.as_str()?;
     let why = invalid_params(method, message.get("params"))?;
+    Some(rpc_error(id, -32602, &format!("{method}: {why}")))
+}
+
+/// A JSON-RPC error answering the request `id` (null when it could not be read).
+fn rpc_error(id: &serde_json::Value, code: i64, message: &str) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({
         "jsonrpc": "2.0",
         "id": id,
-        "error": {"code": -32602, "message": format!("{method}: {why}")},
+        "error": {"code": code, "message": message},
     }))
-    .ok()
+    .unwrap_or_default()
 }
 
 /// What is wrong with `params` of `method`, for the methods that take some this server
@@ -377,28 +382,26 @@ async fn forward_lines_to_sdk(
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        if line.len() > limit {
+        let reply = if line.len() > limit {
             if skip_line(&mut input).await.is_err() {
                 return;
             }
-            let _ = replies.send(too_long(limit));
-            continue;
-        }
-        let text = std::str::from_utf8(&line).ok();
-        let reply = match text.and_then(|t| refused(t).map(|r| (t, r))) {
-            Some((text, Refused::RepeatedKey(error))) => refusal(text, &error),
-            Some((_, Refused::Params(mut reply))) => {
-                reply.push(b'\n');
-                Some(reply)
-            }
-            None => {
-                if to_sdk.write_all(&line).await.is_err() {
-                    return;
+            Some(too_long(limit))
+        } else {
+            let text = std::str::from_utf8(&line).ok();
+            match text.and_then(|t| refused(t).map(|r| (t, r))) {
+                Some((text, Refused::RepeatedKey(error))) => refusal(text, &error),
+                Some((_, Refused::Params(reply))) => Some(reply),
+                None => {
+                    if to_sdk.write_all(&line).await.is_err() {
+                        return;
+                    }
+                    continue;
                 }
-                continue;
             }
         };
-        if let Some(reply) = reply {
+        if let Some(mut reply) = reply {
+            reply.push(b'\n');
             let _ = replies.send(reply);
         }
     }
@@ -428,15 +431,11 @@ async fn skip_line(input: &mut (impl AsyncBufRead + Unpin)) -> std::io::Result<(
 /// for such a body, and a null id, since the line was not read.
 fn too_long(limit: usize) -> Vec<u8> {
     let v = crate::api::too_large_violation(None, limit);
-    let message = format!("{}: {}", v.path, v.message);
-    let mut reply = serde_json::to_vec(&serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": -32600, "message": message},
-    }))
-    .unwrap_or_default();
-    reply.push(b'\n');
-    reply
+    rpc_error(
+        &serde_json::Value::Null,
+        -32600,
+        &format!("{}: {}", v.path, v.message),
+    )
 }
 
 /// The JSON-RPC error answering the request `text` for `error`; `None` for a
@@ -451,14 +450,7 @@ fn refusal(text: &str, error: &undertone_core::Error) -> Option<Vec<u8>> {
         .map(|v| format!("{}: {}", v.path, v.message))
         .collect::<Vec<_>>()
         .join("; ");
-    let mut reply = serde_json::to_vec(&serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": -32600, "message": what},
-    }))
-    .ok()?;
-    reply.push(b'\n');
-    Some(reply)
+    Some(rpc_error(id, -32600, &what))
 }
 
 /// Sends each whole line the SDK writes to `lines`, until it closes its output.

@@ -2,13 +2,13 @@
 
 use std::fs;
 use std::io::Read;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::{
-    Run, assert_ok_line, assert_one_line_error, example, run, text, undertone, validate_file,
+    Run, assert_ok_line, assert_one_line_error, example, run, spawn_piped, text, validate_file,
     write_ignoring_closed_pipe,
 };
 
@@ -82,13 +82,7 @@ fn stdin_far_over_the_limit_is_refused() {
 
 #[test]
 fn stdin_over_the_limit_is_refused_without_waiting_for_eof() {
-    let mut child = undertone()
-        .args(["validate", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary starts");
+    let mut child = spawn_piped(&["validate", "-"]);
     let mut pipe = child.stdin.take().expect("stdin is piped");
     let (done, release) = mpsc::channel::<()>();
     let writer = thread::spawn(move || {

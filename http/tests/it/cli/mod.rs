@@ -20,7 +20,7 @@ mod webhooks;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 
 use serde_json::Value;
@@ -108,17 +108,22 @@ fn run(args: &[&str], file: Option<&Path>, stdin: Option<Vec<u8>>) -> Run {
     Run::from_output(out)
 }
 
-/// Runs `args` with `head` and then `tail_len` zero bytes on standard input, written in
-/// 64 KiB pieces until the binary stops reading; also returns how many bytes it took
-/// before the pipe closed.
-fn run_on_stream(args: &[&str], head: &[u8], tail_len: usize) -> (Run, usize) {
-    let mut child = undertone()
+/// The binary started with `args`, its standard input, output and error piped.
+fn spawn_piped(args: &[&str]) -> Child {
+    undertone()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("binary starts");
+        .expect("binary starts")
+}
+
+/// Runs `args` with `head` and then `tail_len` zero bytes on standard input, written in
+/// 64 KiB pieces until the binary stops reading; also returns how many bytes it took
+/// before the pipe closed.
+fn run_on_stream(args: &[&str], head: &[u8], tail_len: usize) -> (Run, usize) {
+    let mut child = spawn_piped(args);
     let mut pipe = child.stdin.take().expect("stdin is piped");
     let head = head.to_vec();
     let writer = thread::spawn(move || {
