@@ -28,6 +28,11 @@ static STOPWORDS: LazyLock<ShortWords> = LazyLock::new(|| {
     ShortWords::new(&words).expect("lexicons/stopwords.txt: at most 256 words of 1 to 8 bytes")
 });
 
+/// Whether `word` (as [`Text`] lowercases it) is one of the stop words.
+pub fn is_stop_word(word: &[u8]) -> bool {
+    STOPWORDS.contains_word(word)
+}
+
 /// The hash of the stem `text[start..end]`: the packed stem, mixed (an invertible mix,
 /// so short stems never collide), or a 64-bit hash of a longer one.
 fn stem_hash(text: &[u8], start: usize, end: usize) -> u64 {

@@ -157,22 +157,6 @@ pub fn one_word_per_character(c: char) -> bool {
     ) && c.is_alphanumeric()
 }
 
-/// Whether most letters of `raw` are outside the Latin alphabet (Chinese, Arabic,
-/// Cyrillic, …): text that the text model, the lexicons and the phrase lists, all
-/// English, cannot read. A text with no letter is not.
-pub fn mostly_outside_latin(raw: &str) -> bool {
-    if raw.is_ascii() {
-        return false;
-    }
-    let (mut letters, mut latin) = (0usize, 0usize);
-    for c in raw.chars().filter(|c| c.is_alphabetic()) {
-        letters += 1;
-        // Basic Latin to Latin Extended-B, and Latin Extended Additional (ạ, ẞ).
-        latin += usize::from(c <= '\u{024F}' || ('\u{1E00}'..='\u{1EFF}').contains(&c));
-    }
-    2 * latin < letters
-}
-
 /// The lowercase of capital `c` when it is one character as long as `c` in UTF-8
 /// (É → é, Σ → σ, Ж → ж); `None` otherwise (İ → i̇, ẞ → ß, K → k).
 fn same_length_lowercase(c: char) -> Option<char> {
@@ -901,29 +885,6 @@ mod tests {
             t.words().collect::<Vec<_>>(),
             ["ok", "谢", "谢", "it's", "好", "的"]
         );
-    }
-
-    #[test]
-    fn texts_mostly_outside_latin_are_told_apart() {
-        for other in [
-            "订单在哪里？",
-            "أين طلبي؟",
-            "Где мой заказ?",
-            "ok 订单在哪里",
-        ] {
-            assert!(mostly_outside_latin(other), "{other}");
-        }
-        for latin in [
-            "Where is my order?",
-            "¿Dónde está mi pedido?",
-            "Straße ẞ",
-            "🙄 ok",
-            "?!",
-            "",
-            "ok ok 订",
-        ] {
-            assert!(!mostly_outside_latin(latin), "{latin}");
-        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 
 use super::affect::Lookup;
 use super::grams::WordHashes;
+use super::language::FunctionWord;
 use super::similarity;
 use super::text::{Text, packed_in};
 
@@ -36,6 +37,8 @@ pub struct Facts {
     pub hashes: WordHashes,
     /// The word's entry in the affect lexicons.
     pub lexicon: Lookup,
+    /// Whether it is a function word of English or of another language.
+    pub function: FunctionWord,
 }
 
 impl Facts {
@@ -46,6 +49,7 @@ impl Facts {
             content: stem.is_some(),
             hashes: WordHashes::of(word.as_bytes()),
             lexicon: Lookup::of(word),
+            function: FunctionWord::of(word),
         }
     }
 }
@@ -210,6 +214,17 @@ impl Words {
     /// reads it).
     pub fn lexicon(&self, i: usize) -> Lookup {
         self.facts[i].lexicon
+    }
+
+    /// How many words are English function words, and how many function words of the
+    /// other languages ([`FunctionWord`]).
+    pub fn function_words(&self) -> (usize, usize) {
+        self.facts.iter().fold((0, 0), |(english, other), f| {
+            (
+                english + usize::from(f.function == FunctionWord::English),
+                other + usize::from(f.function == FunctionWord::Other),
+            )
+        })
     }
 
     /// The n-gram hashes of each word.

@@ -10,6 +10,7 @@ use smallvec::SmallVec;
 use crate::assembly::{Conversation, Role};
 use crate::features::affect::{Affect, affect_with};
 use crate::features::grams::{Gram, Source, grams_of};
+use crate::features::language::reads_as_other_language;
 use crate::features::markers::{Category, Markers};
 use crate::features::phrases::{self, Occurrence};
 use crate::features::similarity::Bag;
@@ -29,6 +30,10 @@ params! {
         repetition_floor,
         /// How many of the person's most recent turns a repeat is looked for among.
         repetition_window,
+        /// Fewest words of a turn read as another language than English.
+        other_language_min_words,
+        /// Fewest function words of another language in such a turn.
+        other_language_min_function_words,
     }
 }
 
@@ -70,6 +75,9 @@ pub struct TurnSignals {
     /// index (kept so that evidence can quote its words without preparing the text
     /// again). `None` for an ASCII text: its ranges are ranges of the original.
     pub lowered: Option<Box<str>>,
+    /// Written in the Latin alphabet but read as another language than English
+    /// ([`crate::features::language::reads_as_other_language`]).
+    pub other_language: bool,
     /// Share of words written in capitals (texts of three words or more).
     pub shouting: f64,
     /// Exclamation marks, three or more counting as 1.
@@ -549,6 +557,16 @@ fn read_conversation(
                     affect,
                     reading,
                     lowered: (!ascii).then(|| text.lower.as_str().into()),
+                    other_language: {
+                        let (english, other) = facts.function_words();
+                        reads_as_other_language(
+                            words,
+                            english,
+                            other,
+                            p.other_language_min_words,
+                            p.other_language_min_function_words,
+                        )
+                    },
                     shouting: text.shouting_share(),
                     exclamation: dense[4],
                     repeated_question_marks: dense[3] > 0.0,

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::context::{TurnSignals, conversation_signals};
 use crate::assembly::{Conversation, Grouping};
 
+use crate::features::language::{LanguageCounts, mostly_outside_latin};
 use crate::features::markers::Category;
-use crate::features::text::mostly_outside_latin;
 use crate::schema::serialize_utc;
 
 use std::sync::{Arc, LazyLock};
@@ -95,10 +95,10 @@ pub struct Draft {
     pub dependency_level: f64,
     /// The abandonment model's parts so far (logit units), before deployment context.
     pub abandonment_parts: Vec<Evidence>,
-    /// Scored human turns whose letters are mostly outside the Latin alphabet
-    /// ([`crate::features::text::mostly_outside_latin`]), counted while their texts
-    /// are still in the cache.
-    pub outside_latin: usize,
+    /// Scored human turns written mostly outside the Latin alphabet, or read as another
+    /// language than English ([`crate::features::language`]), counted while their
+    /// texts are still in the cache.
+    pub languages: LanguageCounts,
 }
 
 params! {
@@ -252,16 +252,19 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
     let (resolved, resolution_source) = resolution(conversation, &signals, &turns);
     // One scored turn per human turn, in order; only a text that is not ASCII (kept
     // lowercased in its signals) can be written outside the Latin alphabet.
-    let outside_latin = signals
-        .iter()
-        .zip(
-            conversation
-                .turns
-                .iter()
-                .filter(|t| t.role == crate::Role::Human),
-        )
-        .filter(|(s, t)| s.lowered.is_some() && mostly_outside_latin(&t.event.content))
-        .count();
+    let mut languages = LanguageCounts::default();
+    for (s, t) in signals.iter().zip(
+        conversation
+            .turns
+            .iter()
+            .filter(|t| t.role == crate::Role::Human),
+    ) {
+        if s.lowered.is_some() && mostly_outside_latin(&t.event.content) {
+            languages.outside_latin += 1;
+        } else if s.other_language {
+            languages.other_language += 1;
+        }
+    }
     let id: Arc<str> = match turns.first() {
         Some(t) => t.conversation_id.clone(),
         None => conversation.conversation_id.as_str().into(),
@@ -351,7 +354,7 @@ fn score(conversation: &Conversation, standalone: bool, detector: &mut Archetype
         },
         dependency_level,
         abandonment_parts,
-        outside_latin,
+        languages,
     }
 }
 

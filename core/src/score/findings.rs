@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::archetype::Environment;
 use super::conversation::ConversationResult;
 use super::layer_z::{Band, Dimension, Evidence, LayerZ, TrustMode};
+use crate::features::language::LanguageCounts;
 
 /// What a product manager reads first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,16 +29,41 @@ pub struct Findings {
     pub recommendation: String,
 }
 
-/// Writes the findings for a scored request; `outside_latin` of its human turns are
-/// written mostly outside the Latin alphabet
-/// ([`crate::features::text::mostly_outside_latin`]).
+/// The summary sentence on the `count` of `turns` human turns that are `what` (a
+/// description that may name `{its}`); `None` when there are none.
+fn not_english(count: usize, turns: usize, what: &str) -> Option<String> {
+    if count == 0 {
+        return None;
+    }
+    let one = count == 1;
+    let which = match (count == turns, one) {
+        (true, true) => "The one human turn is".to_owned(),
+        (true, false) => format!("All {turns} human turns are"),
+        (false, _) => format!(
+            "{count} of the {turns} human turns {}",
+            if one { "is" } else { "are" }
+        ),
+    };
+    let (it, is, its) = if one {
+        ("it", "is", "its")
+    } else {
+        ("they", "are", "their")
+    };
+    let what = what.replace("{its}", its);
+    Some(format!(
+        "{which} {what}, so {it} {is} scored mostly on {its} context (repetition, AI failures, punctuation, timing) and may read calmer than {it} {is}.",
+    ))
+}
+
+/// Writes the findings for a scored request; `languages` counts its human turns that
+/// the English readers cannot read ([`crate::features::language`]).
 pub fn findings(
     reviews: bool,
     deployment_id: &str,
     environment: &Environment,
     layer_z: &LayerZ,
     conversations: &[ConversationResult],
-    outside_latin: usize,
+    languages: LanguageCounts,
 ) -> Findings {
     let scored: Vec<&ConversationResult> = conversations
         .iter()
@@ -94,25 +120,16 @@ pub fn findings(
         plural(n, "conversation", "conversations"),
         if abandoned == 1 { "looks" } else { "look" },
     ));
-    if outside_latin > 0 {
-        let one = outside_latin == 1;
-        let which = match (outside_latin == turns, one) {
-            (true, true) => "The one human turn is".to_owned(),
-            (true, false) => format!("All {turns} human turns are"),
-            (false, _) => format!(
-                "{outside_latin} of the {turns} human turns {}",
-                if one { "is" } else { "are" }
-            ),
-        };
-        let (it, is, its) = if one {
-            ("it", "is", "its")
-        } else {
-            ("they", "are", "their")
-        };
-        summary.push(format!(
-            "{which} written mostly outside the Latin alphabet: the text model and lexicons read English (the phrase lists also some Chinese and Japanese), so {it} {is} scored mostly on {its} context (repetition, AI failures, punctuation, timing) and may read calmer than {it} {is}.",
-        ));
-    }
+    summary.extend(not_english(
+        languages.outside_latin,
+        turns,
+        "written mostly outside the Latin alphabet: the text model and lexicons read English (the phrase lists also some Chinese and Japanese)",
+    ));
+    summary.extend(not_english(
+        languages.other_language,
+        turns,
+        "written in another language than English, by {its} function words (Spanish, French, German and seven more): the text model, lexicons and phrase lists read English",
+    ));
     let f = &layer_z.frustration_buildup;
     let t = &layer_z.trust_calibration;
     summary.push(format!(

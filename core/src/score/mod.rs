@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::assembly::{Conversation, assemble};
+use crate::features::language::LanguageCounts;
 use crate::schema::{IngestRequest, Pipeline};
 
 pub use archetype::{Archetype, Environment};
@@ -249,9 +250,12 @@ pub fn score_until(
     }
     dependency::apply(&mut drafts);
     conversation::apply_deployment_context(&mut drafts, pipeline == ScoredPipeline::Reviews);
-    // Human turns whose letters are mostly outside the Latin alphabet: the findings say
-    // what the scores of such turns rest on.
-    let outside_latin = drafts.iter().map(|d| d.outside_latin).sum();
+    // Human turns written mostly outside the Latin alphabet or in another language than
+    // English: the findings say what the scores of such turns rest on.
+    let mut languages = LanguageCounts::default();
+    for d in &drafts {
+        languages += d.languages;
+    }
     let conversations: Vec<ConversationResult> = drafts.into_iter().map(|d| d.result).collect();
     let layer_z = aggregate::aggregate(&conversations);
     let environment = detector.finish();
@@ -261,7 +265,7 @@ pub fn score_until(
         &environment,
         &layer_z,
         &conversations,
-        outside_latin,
+        languages,
     );
     Ok(SessionIntelligence {
         pipeline,
