@@ -365,13 +365,12 @@ fn write_detail(out: &mut String, input: Input, s: &TurnSignals, content: &str) 
         }
         Input::QuestionAfterLongAnswer => s.prior_ai.is_some_and(|a| {
             out.push_str("AI answer of ");
-            push_int(out, a.words);
-            out.push_str(" words");
+            push_words(out, a.words);
             true
         }),
         Input::ShrinkingReplies => {
-            push_int(out, s.words);
-            out.push_str(" words, ");
+            push_words(out, s.words);
+            out.push_str(", ");
             push_fixed(out, s.length_ratio * 100.0, 0);
             out.push_str("% of this person's earlier average");
             true
@@ -395,6 +394,12 @@ fn push_quoted(out: &mut String, text: &str) -> bool {
 /// Appends an integer.
 fn push_int(out: &mut String, n: usize) {
     crate::decimal::push_digits(out, n as u64, 1);
+}
+
+/// "1 word", "4 words".
+fn push_words(out: &mut String, n: usize) {
+    push_int(out, n);
+    out.push_str(if n == 1 { " word" } else { " words" });
 }
 
 /// "1 star", "4.5 stars".

@@ -782,3 +782,30 @@ fn thanks_taken_back_is_not_resolution() {
     assert!(!resolved("But the export still fails."));
     assert!(!resolved("Actually no, it still crashes"));
 }
+
+#[test]
+fn shrinking_replies_name_the_words_in_the_singular_and_plural() {
+    let long = "I ordered a blue jacket three weeks ago and it still has not arrived at my flat";
+    let detail = |last: &str| {
+        let out = score_turns(&[
+            (H, long),
+            (A, "Sorry, could you give me the order number?"),
+            (H, long),
+            (A, "Sorry, could you give me the order number?"),
+            (H, last),
+        ]);
+        let t = last_turn(&out);
+        Dimension::ALL
+            .iter()
+            .flat_map(|&d| &t.layer_z.get(d).evidence)
+            .find(|e| e.signal == "shrinking_replies")
+            .and_then(|e| e.detail.as_deref().map(str::to_owned))
+            .unwrap_or_else(|| panic!("no shrinking_replies evidence on {last:?}"))
+    };
+    // One word of an earlier average of 17: 6%.
+    assert_eq!(detail("ok"), "1 word, 6% of this person's earlier average");
+    assert_eq!(
+        detail("ok fine"),
+        "2 words, 12% of this person's earlier average"
+    );
+}
