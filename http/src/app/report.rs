@@ -80,7 +80,7 @@ fn text(s: &str) -> String {
 /// the data is never whole in memory as a value or a text (for the 100,000 human turns
 /// of `scripts/bench-score`'s corpus, building it whole took 4.7 GB).
 pub fn write(
-    out: &mut dyn Write,
+    out: &mut impl Write,
     request: &IngestRequest,
     result: &SessionIntelligence,
 ) -> io::Result<()> {

@@ -211,9 +211,16 @@ fn emit(text: &str) -> u8 {
     emit_with(|out| out.write_all(text.as_bytes()))
 }
 
+/// Standard output behind a 64 KiB buffer, as [`emit_with`] hands it out.
+type Stdout = io::BufWriter<io::StdoutLock<'static>>;
+
 /// Writes one line to standard output as `write` produces it, through a buffer (a
-/// large result is never held whole in memory); a closed pipe is not an error.
-fn emit_with(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> u8 {
+/// large result is never held whole in memory); a closed pipe is not an error. The
+/// buffer is handed out as its own type, not as a `dyn Write`: a serialiser writes a
+/// result a few bytes at a time, and each write is then a copy into the buffer the
+/// compiler can inline rather than a call through a vtable (for the 300 MB result of
+/// the bench corpus, about a tenth of the command's time: `docs/benchmarks.md`).
+fn emit_with(write: impl FnOnce(&mut Stdout) -> io::Result<()>) -> u8 {
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let written = write(&mut out)
         .and_then(|()| out.write_all(b"\n"))
