@@ -27,6 +27,12 @@ pub const RELEASE_MAX_CHARS: usize = 256;
 pub const DEPLOY_DESCRIPTION_MAX_CHARS: usize = 2000;
 /// Largest request body, in bytes.
 pub const BODY_MAX_BYTES: usize = 16 * 1024 * 1024;
+/// Most items of one array, or members of one object, in a request body. No valid body
+/// needs more (an ingest holds at most [`INGEST_EVENTS_MAX`] events, a drift period
+/// [`DRIFT_EVENTS_MAX`], and [`METADATA_MAX_BYTES`] of metadata at most 8,192 values),
+/// so a body that gives more is refused as soon as it does, while it is read: 16 MiB of
+/// `[0,0,…]` would otherwise become eight million parsed values, about a gigabyte.
+pub const BODY_ITEMS_MAX: usize = 10_000;
 /// Gap between turns, in seconds, beyond which an implicitly grouped conversation is split.
 pub const CONVERSATION_GAP_SECS: i64 = 30 * 60;
 /// Most conversations a period of a drift over a deployment's history may hold.

@@ -15,10 +15,11 @@ use serde_json::{Map, Number, Value};
 use smallvec::SmallVec;
 
 /// Parses `text` as one JSON value (surrounding whitespace allowed), refusing an object
-/// that gives a key twice.
-pub(super) fn from_str(text: &str) -> serde_json::Result<Value> {
+/// that gives a key twice, and an array or object of more than `max_items` items (as
+/// soon as it reaches them, before the rest is read).
+pub(super) fn from_str(text: &str, max_items: usize) -> serde_json::Result<Value> {
     let mut reader = serde_json::Deserializer::from_str(text);
-    let value = Strict.deserialize(&mut reader)?;
+    let value = Strict { max_items }.deserialize(&mut reader)?;
     reader.end()?;
     Ok(value)
 }
@@ -26,7 +27,7 @@ pub(super) fn from_str(text: &str) -> serde_json::Result<Value> {
 /// [`from_str`] of bytes (UTF-8 checked by the reader, its error naming the position).
 pub(crate) fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
     let mut reader = serde_json::Deserializer::from_slice(bytes);
-    let value = Strict.deserialize(&mut reader)?;
+    let value = Strict::UNLIMITED.deserialize(&mut reader)?;
     reader.end()?;
     Ok(value)
 }
@@ -39,6 +40,14 @@ pub(crate) fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
 /// "unexpected end of hex escape".
 pub(super) fn why_not(e: &serde_json::Error) -> String {
     let message = e.to_string();
+    if message.starts_with(TOO_MANY) {
+        return format!(
+            "is refused as it is read: {message}; no valid body needs as many (an ingest \
+             holds at most {} events, a drift period {}, metadata at most 16 KiB)",
+            crate::schema::limits::INGEST_EVENTS_MAX,
+            crate::schema::limits::DRIFT_EVENTS_MAX,
+        );
+    }
     if let Some(at) = message.strip_prefix("recursion limit exceeded") {
         return format!(
             "is nested too deeply: more than {NESTING_LIMIT} arrays and objects inside each \
@@ -67,15 +76,33 @@ pub(super) fn why_not(e: &serde_json::Error) -> String {
 /// How deep serde_json reads arrays and objects inside each other.
 const NESTING_LIMIT: usize = 128;
 
+/// How the error of an array or object longer than allowed begins.
+const TOO_MANY: &str = "an array or object holds more than";
+
+/// The error of an array or object longer than `max_items`.
+fn too_many<E: de::Error>(max_items: usize) -> E {
+    E::custom(format!("{TOO_MANY} {max_items} items"))
+}
+
 /// The error of a key given twice in one object.
 pub(super) fn repeated<E: de::Error>(key: &str) -> E {
     E::custom(super::wording::given_twice("field", key))
 }
 
 /// Reads one JSON value as serde_json's own visitor for [`Value`] does, objects checked
-/// for repeated keys at every depth.
+/// for repeated keys at every depth, and no array or object longer than `max_items`.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Strict;
+pub(super) struct Strict {
+    /// Most items of one array, or members of one object.
+    pub(super) max_items: usize,
+}
+
+impl Strict {
+    /// Any number of items.
+    pub(super) const UNLIMITED: Strict = Strict {
+        max_items: usize::MAX,
+    };
+}
 
 impl<'de> DeserializeSeed<'de> for Strict {
     type Value = Value;
@@ -121,7 +148,7 @@ impl<'de> Visitor<'de> for Strict {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        Strict.deserialize(deserializer)
+        self.deserialize(deserializer)
     }
 
     fn visit_unit<E>(self) -> Result<Value, E> {
@@ -130,7 +157,10 @@ impl<'de> Visitor<'de> for Strict {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(Strict)? {
+        while let Some(item) = seq.next_element_seed(self)? {
+            if items.len() == self.max_items {
+                return Err(too_many(self.max_items));
+            }
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -148,9 +178,12 @@ impl<'de> Visitor<'de> for Strict {
             if small.len() == SMALL_OBJECT {
                 let mut object = Map::with_capacity(2 * SMALL_OBJECT);
                 object.extend(small.drain(..));
-                return large_map(object, key, map);
+                return large_map(self, object, key, map);
             }
-            small.push((key, map.next_value_seed(Strict)?));
+            if small.len() == self.max_items {
+                return Err(too_many(self.max_items));
+            }
+            small.push((key, map.next_value_seed(self)?));
         }
         let mut object = Map::with_capacity(small.len());
         object.extend(small);
@@ -164,18 +197,22 @@ const SMALL_OBJECT: usize = 4;
 /// The rest of [`Strict::visit_map`] for a larger object: `object` holds the pairs read
 /// so far, and `key` is the next key, its value still to read.
 fn large_map<'de, A: MapAccess<'de>>(
+    strict: Strict,
     mut object: Map<String, Value>,
     key: String,
     mut map: A,
 ) -> Result<Value, A::Error> {
+    let mut object_len = object.len();
     let mut next = Some(key);
     while let Some(key) = next {
         // One lookup: the key's slot is found before its value is read.
         match object.entry(key) {
             Entry::Occupied(given) => return Err(repeated(given.key())),
-            Entry::Vacant(slot) => {
-                slot.insert(map.next_value_seed(Strict)?);
+            Entry::Vacant(slot) if object_len < strict.max_items => {
+                slot.insert(map.next_value_seed(strict)?);
+                object_len += 1;
             }
+            Entry::Vacant(_) => return Err(too_many(strict.max_items)),
         }
         next = map.next_key::<String>()?;
     }
@@ -204,7 +241,7 @@ mod tests {
         ];
         for text in texts {
             let expected: Value = serde_json::from_str(text).unwrap();
-            assert_eq!(from_str(text).unwrap(), expected, "{text}");
+            assert_eq!(from_str(text, usize::MAX).unwrap(), expected, "{text}");
         }
         // Every JSON file of the examples and the shared test vectors.
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -215,7 +252,12 @@ mod tests {
                 if path.extension().is_some_and(|e| e == "json") {
                     let text = std::fs::read_to_string(&path).unwrap();
                     let expected: Value = serde_json::from_str(&text).unwrap();
-                    assert_eq!(from_str(&text).unwrap(), expected, "{}", path.display());
+                    assert_eq!(
+                        from_str(&text, usize::MAX).unwrap(),
+                        expected,
+                        "{}",
+                        path.display()
+                    );
                     files += 1;
                 }
             }
@@ -223,7 +265,11 @@ mod tests {
         assert!(files >= 20, "{files} files read");
         for bad in ["", "{", "[1,]", "{\"a\" 1}", "1 2", "nan", "{\"a\": 1}}"] {
             let expected = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
-            assert_eq!(from_str(bad).unwrap_err().to_string(), expected, "{bad}");
+            assert_eq!(
+                from_str(bad, usize::MAX).unwrap_err().to_string(),
+                expected,
+                "{bad}"
+            );
         }
     }
 
@@ -250,7 +296,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                from_str(text).unwrap_err().to_string(),
+                from_str(text, usize::MAX).unwrap_err().to_string(),
                 format!("the key {key:?} is given twice in one object at line 1 column {column}"),
                 "{text}"
             );

@@ -223,31 +223,31 @@ impl<'de> Visitor<'de> for LineVisitor {
     // Anything but an object is read as `json::Strict` reads it.
 
     fn visit_bool<E: serde::de::Error>(self, b: bool) -> std::result::Result<Line, E> {
-        json::Strict.visit_bool(b).map(Line::Other)
+        json::Strict::UNLIMITED.visit_bool(b).map(Line::Other)
     }
 
     fn visit_i64<E: serde::de::Error>(self, n: i64) -> std::result::Result<Line, E> {
-        json::Strict.visit_i64(n).map(Line::Other)
+        json::Strict::UNLIMITED.visit_i64(n).map(Line::Other)
     }
 
     fn visit_u64<E: serde::de::Error>(self, n: u64) -> std::result::Result<Line, E> {
-        json::Strict.visit_u64(n).map(Line::Other)
+        json::Strict::UNLIMITED.visit_u64(n).map(Line::Other)
     }
 
     fn visit_f64<E: serde::de::Error>(self, n: f64) -> std::result::Result<Line, E> {
-        json::Strict.visit_f64(n).map(Line::Other)
+        json::Strict::UNLIMITED.visit_f64(n).map(Line::Other)
     }
 
     fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<Line, E> {
-        json::Strict.visit_str(s).map(Line::Other)
+        json::Strict::UNLIMITED.visit_str(s).map(Line::Other)
     }
 
     fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Line, E> {
-        json::Strict.visit_unit().map(Line::Other)
+        json::Strict::UNLIMITED.visit_unit().map(Line::Other)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Line, A::Error> {
-        json::Strict.visit_seq(seq).map(Line::Other)
+        json::Strict::UNLIMITED.visit_seq(seq).map(Line::Other)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Line, A::Error> {
@@ -262,7 +262,7 @@ impl<'de> Visitor<'de> for LineVisitor {
             if given {
                 return Err(json::repeated(&key.0));
             }
-            let value: Value = map.next_value_seed(json::Strict)?;
+            let value: Value = map.next_value_seed(json::Strict::UNLIMITED)?;
             match slot {
                 Some(i) => fields[i] = Some(value),
                 None => unknown.push(key.0.into_owned()),

@@ -380,7 +380,12 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
     let parsed = if options.repeated_keys {
         serde_json::from_str(text)
     } else {
-        json::from_str(text)
+        let max_items = if options.unlimited {
+            usize::MAX
+        } else {
+            limits::BODY_ITEMS_MAX
+        };
+        json::from_str(text, max_items)
     };
     parsed.map_err(|e| body_error(json::why_not(&e)))
 }
@@ -392,10 +397,13 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
 /// value (MCP's JSON-RPC), so that what a body may not say, a message may not say
 /// either; the value is for what the transport checks itself.
 pub fn read_message(text: &str) -> Result<Option<Value>> {
-    match json::from_str(text.strip_prefix(BOM).unwrap_or(text)) {
+    match json::from_str(
+        text.strip_prefix(BOM).unwrap_or(text),
+        limits::BODY_ITEMS_MAX,
+    ) {
         Ok(value) => Ok(Some(value)),
         // Only a repeated key is a data error: the reader accepts every JSON value.
-        Err(e) if e.is_data() => Err(body_error(format!("is not valid JSON: {e}"))),
+        Err(e) if e.is_data() => Err(body_error(json::why_not(&e))),
         Err(_) => Ok(None),
     }
 }

@@ -84,10 +84,12 @@ pub(super) async fn idempotency(
 /// outside strings, the keys of every object sorted, no byte order mark (which every
 /// reader of a body ignores). So a repeat is the same request however its client
 /// spaced it or ordered its keys (an MCP tool's arguments come back from a model in
-/// any order). `None` when the body is not JSON: its bytes are hashed.
+/// any order). `None` when the body is not a body validation could accept (not JSON, a
+/// key given twice, an array longer than any valid body holds: read as validation reads
+/// it, so that a hostile body is not parsed whole here either): its bytes are hashed,
+/// and validation refuses it.
 fn canonical_json(body: &[u8]) -> Option<Vec<u8>> {
-    let body = body.strip_prefix("\u{feff}".as_bytes()).unwrap_or(body);
-    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let mut value = undertone_core::validate::parse_body(body).ok()?;
     sort_keys(&mut value);
     serde_json::to_vec(&value).ok()
 }

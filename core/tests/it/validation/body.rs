@@ -181,3 +181,59 @@ fn a_number_too_large_for_a_float_is_said_in_words() {
     let body = r#"{"deployment_id": "a", "events": [{"actor_id": "u", "content": "hi", "timestamp": "2026-11-21T09:00:00Z", "metadata": {"n": 1.7e308}}]}"#;
     assert!(validate::parse_body(body.as_bytes()).is_ok());
 }
+
+#[test]
+fn an_array_or_object_longer_than_any_valid_body_needs_is_refused_as_it_is_read() {
+    // 10 001 zeros where events go: refused at the 10 001st, not parsed into ten thousand
+    // values and then checked (16 MiB of them would be a gigabyte of parsed values).
+    let zeros = vec!["0"; 10_001].join(",");
+    let body = format!(r#"{{"deployment_id": "a", "events": [{zeros}]}}"#);
+    // serde_json names the (1-based) column just after the 10 001st zero.
+    let column = body.find('[').expect("an array") + 3 + 2 * 10_000;
+    assert_eq!(
+        body_error(body.as_bytes()),
+        format!(
+            "is refused as it is read: an array or object holds more than 10000 items at \
+             line 1 column {column}; no valid body needs as many (an ingest holds at most \
+             5000 events, a drift period 2000, metadata at most 16 KiB)"
+        )
+    );
+    // 10 000 are read, and then refused by the rules of the contract.
+    let zeros = vec!["0"; 10_000].join(",");
+    let body = format!(r#"{{"deployment_id": "a", "events": [{zeros}]}}"#);
+    let err = validate::ingest_request_bytes(body.as_bytes(), &Options::default())
+        .expect_err("too many events");
+    assert!(
+        err.violations().iter().any(|v| v.path == "events"),
+        "{:?}",
+        &err.violations()[..3]
+    );
+    // An object of too many members, at any depth.
+    let members: Vec<String> = (0..10_001).map(|i| format!("\"k{i}\": 0")).collect();
+    let body = format!(
+        r#"{{"deployment_id": "a", "events": [{{"metadata": {{{}}}}}]}}"#,
+        members.join(", ")
+    );
+    assert!(
+        body_error(body.as_bytes()).starts_with(
+            "is refused as it is read: an array or object holds more than 10000 items"
+        ),
+        "{}",
+        body_error(body.as_bytes())
+    );
+    // The command line reads files of any size: no such limit.
+    let zeros = vec!["0"; 10_001].join(",");
+    let body = format!(r#"{{"deployment_id": "a", "events": [{zeros}]}}"#);
+    let unlimited = Options {
+        unlimited: true,
+        ..Options::default()
+    };
+    let err = validate::ingest_request_bytes(body.as_bytes(), &unlimited).expect_err("numbers");
+    assert!(
+        err.violations()[0]
+            .message
+            .contains("must be an event object"),
+        "{:?}",
+        err.violations()[0]
+    );
+}

@@ -219,3 +219,29 @@ async fn a_key_that_is_no_key_is_400_and_nothing_is_stored() {
     assert_eq!(reply.status, StatusCode::ACCEPTED, "{reply:?}");
     assert_eq!(svc.queue_depth().await, 1);
 }
+
+#[tokio::test]
+async fn a_keyed_body_with_an_overlong_array_is_refused_as_an_unkeyed_one_is() {
+    // The digest reads the body as validation does: 10 001 events are refused at the
+    // 10 001st, keyed or not, and nothing is stored.
+    let svc = Service::new().await;
+    let body = json!({"deployment_id": "acme-bot", "events": vec![0; 10_001]});
+    for keys in [&[][..], &["order-5512-try"][..]] {
+        let reply = post_keyed(&svc, "/api/v1/ingest", &body, keys).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+        let message = reply.json()["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.starts_with(
+                "body: is refused as it is read: an array or object holds more than 10000 items"
+            ),
+            "{message}"
+        );
+    }
+    assert_eq!(svc.queue_depth().await, 0);
+    // The key was not taken: a valid request with it starts a session.
+    let first = post_keyed(&svc, "/api/v1/ingest", &refund(), &["order-5512-try"]).await;
+    assert_eq!(first.status, StatusCode::ACCEPTED, "{first:?}");
+}
