@@ -392,7 +392,8 @@ pub fn parse_body_with(bytes: &[u8], options: &Options) -> Result<Value> {
 
 /// A message text read as a body is: `Ok(Some(value))` for JSON, `Ok(None)` for text
 /// that is not JSON at all (its reader reports that), and the violation [`parse_body`]
-/// reports for JSON that gives a key twice in one object, at any depth. For a
+/// reports for JSON that gives a key twice in one object, at any depth, or holds an
+/// array or object of more than [`limits::BODY_ITEMS_MAX`] items. For a
 /// transport whose library parses its messages itself and keeps a repeated key's last
 /// value (MCP's JSON-RPC), so that what a body may not say, a message may not say
 /// either; the value is for what the transport checks itself.

@@ -159,7 +159,7 @@ async fn keys_once(request: Request, next: Next) -> Response {
         }
     };
     match std::str::from_utf8(&bytes).ok().and_then(refused) {
-        Some(Refused::RepeatedKey(e)) => ApiError::from(e).into_response(),
+        Some(Refused::Body(e)) => ApiError::from(e).into_response(),
         Some(Refused::Params(reply)) => (
             [(header::CONTENT_TYPE, "application/json")],
             axum::body::Body::from(reply),
@@ -174,8 +174,9 @@ async fn keys_once(request: Request, next: Next) -> Response {
 
 /// A message the transport answers itself, before the SDK reads it.
 enum Refused {
-    /// It gives a key twice in one object: the REST body's violation.
-    RepeatedKey(undertone_core::Error),
+    /// It gives a key twice in one object, or holds an array or object longer than any
+    /// body may (`limits::BODY_ITEMS_MAX`): the REST body's violation.
+    Body(undertone_core::Error),
     /// A request whose params its method cannot take: the JSON-RPC reply
     /// ([`params_refusal`]).
     Params(Vec<u8>),
@@ -186,7 +187,7 @@ enum Refused {
 /// that is not UTF-8 or not JSON included (the SDK refuses that, as before).
 fn refused(text: &str) -> Option<Refused> {
     match undertone_core::validate::read_message(text) {
-        Err(e) => Some(Refused::RepeatedKey(e)),
+        Err(e) => Some(Refused::Body(e)),
         Ok(Some(message)) => params_refusal(&message).map(Refused::Params),
         Ok(None) => None,
     }
@@ -390,7 +391,7 @@ async fn forward_lines_to_sdk(
         } else {
             let text = std::str::from_utf8(&line).ok();
             match text.and_then(|t| refused(t).map(|r| (t, r))) {
-                Some((text, Refused::RepeatedKey(error))) => refusal(text, &error),
+                Some((text, Refused::Body(error))) => refusal(text, &error),
                 Some((_, Refused::Params(reply))) => Some(reply),
                 None => {
                     if to_sdk.write_all(&line).await.is_err() {

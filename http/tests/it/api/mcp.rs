@@ -128,6 +128,26 @@ async fn a_message_that_gives_a_key_twice_is_refused_as_a_rest_body_is() {
     assert_eq!(reply.status, StatusCode::OK, "{reply:?}");
     assert_eq!(reply.json()["result"]["isError"], false, "{reply:?}");
     assert_eq!(svc.queue_depth().await, 1);
+    // An array longer than any body may hold is refused as it is read, as a body is.
+    let zeros = vec!["0"; 10_001].join(",");
+    let reply = svc
+        .send(request(format!(
+            r#"{{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {{"name":
+"ingest_conversation", "arguments": {{"deployment_id": "bot", "events": [{zeros}]}}}}}}"#
+        )))
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{reply:?}");
+    let message = reply.json()["error"]["details"][0]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        message.starts_with(
+            "is refused as it is read: an array or object holds more than 10000 items"
+        ),
+        "{message}"
+    );
+    assert_eq!(svc.queue_depth().await, 1, "nothing more was queued");
 }
 
 #[tokio::test]
